@@ -1,0 +1,46 @@
+// yt-gst — C shim: only what Swift cannot import from GStreamer's headers (macros, casts, type getters).
+#ifndef YT_GST_SHIM_H
+#define YT_GST_SHIM_H
+
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/audio/audio.h>
+#include <gst/audio/streamvolume.h>
+
+static inline GstClockTime CGst_second(void) { return GST_SECOND; }
+static inline GstClockTime CGst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
+
+static inline GstBin *CGst_bin(GstElement *element) { return GST_BIN(element); }
+static inline GstAppSrc *CGst_app_src(GstElement *element) { return GST_APP_SRC(element); }
+static inline gboolean CGst_is_app_src(GstElement *element) { return GST_IS_APP_SRC(element); }
+static inline gboolean CGst_is_bin(GstElement *element) { return GST_IS_BIN(element); }
+static inline GstObject *CGst_object(gpointer object) { return GST_OBJECT(object); }
+static inline GObject *CGst_gobject(gpointer object) { return G_OBJECT(object); }
+static inline GObjectClass *CGst_gobject_class_of(gpointer object) { return G_OBJECT_GET_CLASS(object); }
+static inline gboolean CGst_is_stream_volume(GstElement *element) { return GST_IS_STREAM_VOLUME(element); }
+static inline GType CGst_stream_volume_type(void) { return GST_TYPE_STREAM_VOLUME; }
+static inline const char *CGst_object_type_name(gpointer object) { return G_OBJECT_TYPE_NAME(object); }
+
+static inline GstClockTime CGst_buffer_pts(GstBuffer *buffer) { return GST_BUFFER_PTS(buffer); }
+static inline void CGst_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration,
+                                          guint64 offset, guint64 offset_end) {
+    GST_BUFFER_PTS(buffer) = pts;
+    GST_BUFFER_DURATION(buffer) = duration;
+    GST_BUFFER_OFFSET(buffer) = offset;
+    GST_BUFFER_OFFSET_END(buffer) = offset_end;
+}
+
+/// The message's source, as a path string (transfer full), or NULL.
+static inline gchar *CGst_message_source_path(GstMessage *message) {
+    return GST_MESSAGE_SRC(message) ? gst_object_get_path_string(GST_MESSAGE_SRC(message)) : NULL;
+}
+static inline gboolean CGst_message_source_is(GstMessage *message, GstElement *element) {
+    return GST_MESSAGE_SRC(message) == GST_OBJECT(element);
+}
+
+/// The string in a GValue that holds one, else NULL (G_VALUE_HOLDS_STRING is a macro).
+static inline const gchar *CGst_value_string(const GValue *value) {
+    return G_VALUE_HOLDS_STRING(value) ? g_value_get_string(value) : NULL;
+}
+
+#endif

@@ -1,0 +1,58 @@
+// yt-gst — a GStreamer element, owned by reference count.
+internal import CGStreamer
+
+/// A GStreamer element inside a pipeline.
+///
+/// - Note: `@unchecked Sendable`: `raw` is an owned (+1) reference used only through GStreamer's
+///   thread-safe API (reference counting, properties, state); this type has no other mutable state.
+public class Element: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<GstElement>
+
+    /// Takes over a reference the caller owns (already sunk if it was floating).
+    init(owning raw: UnsafeMutablePointer<GstElement>) {
+        self.raw = raw
+    }
+
+    /// Adds a reference of its own to an element someone else owns.
+    init(borrowing raw: UnsafeMutablePointer<GstElement>) {
+        self.raw = raw
+        gst_object_ref(UnsafeMutableRawPointer(raw))
+    }
+
+    deinit { gst_object_unref(UnsafeMutableRawPointer(raw)) }
+
+    /// The element's name within its pipeline ("src", "pulsesink0").
+    public var name: String {
+        let text = gst_object_get_name(CGst_object(raw))
+        defer { g_free(text) }
+        return text.map { String(cString: $0) } ?? ""
+    }
+
+    /// The name of the factory that made it ("appsrc", "wavenc"), or its type name for bins made by parsing.
+    public var factoryName: String {
+        if let factory = gst_element_get_factory(raw), let name = gst_object_get_name(CGst_object(UnsafeMutableRawPointer(factory))) {
+            defer { g_free(name) }
+            return String(cString: name)
+        }
+        return String(cString: CGst_object_type_name(raw))
+    }
+
+    /// Whether the element has a property of this name.
+    ///
+    /// The corresponding C function is `g_object_class_find_property`.
+    public func hasProperty(_ property: String) -> Bool {
+        g_object_class_find_property(CGst_gobject_class_of(raw), property) != nil
+    }
+
+    /// Sets a property from its string form, as gst-launch would ("5004", "true", "0.5", "my song!.wav").
+    ///
+    /// The value is set on the parsed element, never pasted into launch text, so any character arrives unchanged.
+    /// - Throws: `.notFound` when there is no such property (`gst_util_set_object_arg` would ignore it silently).
+    /// The corresponding C function is `gst_util_set_object_arg`.
+    public func set(_ property: String, fromString value: String) throws(GstError) {
+        guard hasProperty(property) else {
+            throw GstError(kind: .notFound, message: "element \"\(name)\" (\(factoryName)) has no property \"\(property)\"")
+        }
+        gst_util_set_object_arg(CGst_gobject(raw), property, value)
+    }
+}

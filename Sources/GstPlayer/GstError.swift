@@ -1,0 +1,83 @@
+// yt-gst — the one error type for everything GStreamer reports.
+internal import CGStreamer
+
+/// An error from GStreamer, with the whole GError and where it came from.
+///
+/// The message is what users see; the debug string is GStreamer's detail, shown with `--verbose`.
+public struct GstError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The launch string could not be parsed (syntax, link or property errors).
+        case parse
+        /// The launch string names an element that is not installed.
+        case missingElement
+        /// An element or property the caller asked for is not in the pipeline.
+        case notFound
+        /// A property value was rejected.
+        case invalidValue
+        /// The pipeline refused a state change.
+        case stateChange
+        /// An ERROR or WARNING posted while streaming.
+        case stream
+        /// A query or seek that the pipeline could not answer.
+        case unsupported
+    }
+
+    public var kind: Kind
+    /// GError domain, e.g. "gst-parse-error-quark", "gst-resource-error-quark".
+    public var domain: String
+    /// GError code within its domain.
+    public var code: Int32
+    /// GError message: the one line users see.
+    public var message: String
+    /// GStreamer's debug string (element, file, function and details), when there is one.
+    public var debug: String?
+    /// Path of the element that reported the problem, e.g. "/GstPipeline:pipeline0/GstPulseSink:pulsesink0".
+    public var source: String?
+
+    public init(
+        kind: Kind, message: String, domain: String = "yt-gst", code: Int32 = 0, debug: String? = nil,
+        source: String? = nil
+    ) {
+        self.kind = kind
+        self.domain = domain
+        self.code = code
+        self.message = message
+        self.debug = debug
+        self.source = source
+    }
+
+    /// Converts a GError (and its debug string) that arrive *transfer full*, freeing both.
+    init(kind: Kind, taking error: UnsafeMutablePointer<GError>?, debug: UnsafeMutablePointer<gchar>? = nil, source: String? = nil) {
+        defer {
+            if let error { g_error_free(error) }
+            g_free(debug)
+        }
+        self.kind = kind
+        self.domain = error.flatMap { g_quark_to_string($0.pointee.domain).map { String(cString: $0) } } ?? "unknown"
+        self.code = error?.pointee.code ?? 0
+        self.message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
+        self.debug = debug.map { String(cString: $0) }
+        self.source = source
+    }
+
+    /// The name of the element in `source` ("pulsesink0" from ".../GstPulseSink:pulsesink0").
+    public var sourceName: String? {
+        guard let last = source?.split(separator: "/").last else { return nil }
+        return last.split(separator: ":").last.map(String.init)
+    }
+
+    /// One line: the message, and the element it came from.
+    public var description: String {
+        guard let name = sourceName else { return message }
+        return "\(message) (from element \(name))"
+    }
+
+    /// The message, the element path and the debug string, for `--verbose`.
+    public var verboseDescription: String {
+        var text = description
+        if let source { text += "\n  element: \(source)" }
+        text += "\n  error: \(domain):\(code)"
+        if let debug { text += "\n  debug: \(debug)" }
+        return text
+    }
+}

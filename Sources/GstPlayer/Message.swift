@@ -1,0 +1,117 @@
+// yt-gst — bus messages as a Swift enum.
+internal import CGStreamer
+
+/// A message from a pipeline's bus, copied out of GStreamer so it outlives the C message.
+public enum Message: Sendable {
+    /// The whole pipeline has played out (every sink has reached end of stream).
+    case endOfStream
+    /// An element failed; the pipeline stops streaming.
+    case error(GstError)
+    /// An element reports a problem it works around.
+    case warning(GstError)
+    /// An element changed state. `isPipeline` is true for the pipeline's own changes.
+    case stateChanged(old: State, new: State, pending: State, isPipeline: Bool)
+    /// A state change that went `.async` has completed (the pipeline has prerolled or finished seeking).
+    case asyncDone
+    /// Metadata found in the stream: tag name ("title", "artist", ...) and its values as text.
+    case tags([Tag])
+    /// An element-specific message, e.g. `level` from the level element or `GstUDPSrcTimeout`.
+    case element(Structure)
+    /// A message the application posted to itself (interrupts, key presses).
+    case application(Structure)
+    /// Any other kind, by its GStreamer name ("stream-start", "latency", ...).
+    case other(String)
+
+    /// One tag from a tag list.
+    public struct Tag: Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
+
+    /// A named structure from an element or application message, with fields serialised as text.
+    public struct Structure: Sendable, Equatable {
+        /// The structure's name, e.g. "level" or "yt-gst/interrupt".
+        public var name: String
+        /// The whole structure in GStreamer's text form, e.g. "level, rms=(double){ -20.1 }".
+        public var text: String
+        /// Path of the element that posted it.
+        public var source: String?
+    }
+
+    /// Copies a message the caller still owns.
+    init(_ msg: UnsafeMutablePointer<GstMessage>, pipeline: UnsafeMutablePointer<GstElement>) {
+        let sourcePath = CGst_message_source_path(msg)
+        defer { g_free(sourcePath) }
+        let source = sourcePath.map { String(cString: $0) }
+        switch msg.pointee.type {
+        case GST_MESSAGE_EOS:
+            self = .endOfStream
+        case GST_MESSAGE_ERROR:
+            var error: UnsafeMutablePointer<GError>?
+            var debug: UnsafeMutablePointer<gchar>?
+            gst_message_parse_error(msg, &error, &debug)
+            self = .error(GstError(kind: .stream, taking: error, debug: debug, source: source))
+        case GST_MESSAGE_WARNING:
+            var error: UnsafeMutablePointer<GError>?
+            var debug: UnsafeMutablePointer<gchar>?
+            gst_message_parse_warning(msg, &error, &debug)
+            self = .warning(GstError(kind: .stream, taking: error, debug: debug, source: source))
+        case GST_MESSAGE_STATE_CHANGED:
+            var old = GST_STATE_VOID_PENDING
+            var new = GST_STATE_VOID_PENDING
+            var pending = GST_STATE_VOID_PENDING
+            gst_message_parse_state_changed(msg, &old, &new, &pending)
+            self = .stateChanged(
+                old: State(old), new: State(new), pending: State(pending),
+                isPipeline: CGst_message_source_is(msg, pipeline) != 0)
+        case GST_MESSAGE_ASYNC_DONE:
+            self = .asyncDone
+        case GST_MESSAGE_TAG:
+            var list: UnsafeMutablePointer<GstTagList>?
+            gst_message_parse_tag(msg, &list)
+            defer { if let list { gst_tag_list_unref(list) } }
+            self = .tags(list.map(Message.tags(of:)) ?? [])
+        case GST_MESSAGE_ELEMENT:
+            self = .element(Structure(gst_message_get_structure(msg), source: source))
+        case GST_MESSAGE_APPLICATION:
+            self = .application(Structure(gst_message_get_structure(msg), source: source))
+        default:
+            self = .other(String(cString: gst_message_type_get_name(msg.pointee.type)))
+        }
+    }
+
+    /// Every value of every tag in a tag list, strings as they are and other types serialised.
+    static func tags(of list: UnsafeMutablePointer<GstTagList>) -> [Tag] {
+        var result: [Tag] = []
+        for index in 0..<gst_tag_list_n_tags(list) {
+            guard let name = gst_tag_list_nth_tag_name(list, guint(index)) else { continue }
+            for valueIndex in 0..<gst_tag_list_get_tag_size(list, name) {
+                guard let value = gst_tag_list_get_value_index(list, name, valueIndex) else { continue }
+                let text: String
+                if let string = CGst_value_string(value) {
+                    text = String(cString: string)
+                } else {
+                    let serialised = gst_value_serialize(value)
+                    defer { g_free(serialised) }
+                    text = serialised.map { String(cString: $0) } ?? ""
+                }
+                result.append(Tag(name: String(cString: name), value: text))
+            }
+        }
+        return result
+    }
+}
+
+extension Message.Structure {
+    init(_ structure: UnsafePointer<GstStructure>?, source: String?) {
+        guard let structure else {
+            self.init(name: "", text: "", source: source)
+            return
+        }
+        let text = gst_structure_to_string(structure)
+        defer { g_free(text) }
+        self.init(
+            name: String(cString: gst_structure_get_name(structure)), text: text.map { String(cString: $0) } ?? "",
+            source: source)
+    }
+}

@@ -1,0 +1,192 @@
+// yt-gst — a pipeline built from a gst-launch string: state, bus, queries, seeking.
+internal import CGStreamer
+
+/// A GStreamer pipeline parsed from launch syntax ("appsrc name=src ! audioconvert ! autoaudiosink").
+///
+/// Releasing it sets it to NULL first, so every thread, device and socket it used is let go.
+/// - Note: `@unchecked Sendable`: `raw` and `bus` are owned (+1) references used only through GStreamer's
+///   thread-safe API (state changes, queries, bus pop/post); this type has no other mutable state.
+public final class Pipeline: @unchecked Sendable {
+    let raw: UnsafeMutablePointer<GstElement>
+    let bus: UnsafeMutablePointer<GstBus>
+
+    /// Parses a launch string.
+    ///
+    /// - Throws: `.missingElement` naming the element when one is not installed, `.parse` for any other problem.
+    ///   A string that parses *with* an error is a failure, as it is for gst-launch.
+    /// The corresponding C function is `gst_parse_launch_full`.
+    public init(launch description: String) throws(GstError) {
+        Gst.requireInitialized()
+        var error: UnsafeMutablePointer<GError>?
+        let parsed = gst_parse_launch_full(description, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
+        guard let parsed else { throw Pipeline.parseError(taking: error) }
+        _ = gst_object_ref_sink(UnsafeMutableRawPointer(parsed))  // floating → owned, before any early exit
+        if let error {
+            gst_object_unref(UnsafeMutableRawPointer(parsed))
+            throw Pipeline.parseError(taking: error)
+        }
+        raw = Pipeline.wrapInPipeline(parsed)
+        bus = gst_element_get_bus(raw)!
+    }
+
+    deinit {
+        gst_element_set_state(raw, GST_STATE_NULL)
+        gst_object_unref(UnsafeMutableRawPointer(bus))
+        gst_object_unref(UnsafeMutableRawPointer(raw))
+    }
+
+    /// A launch string of one element parses to that element; playing it needs a pipeline around it.
+    private static func wrapInPipeline(_ element: UnsafeMutablePointer<GstElement>) -> UnsafeMutablePointer<GstElement> {
+        if g_type_check_instance_is_a(
+            UnsafeMutableRawPointer(element).assumingMemoryBound(to: GTypeInstance.self), gst_pipeline_get_type()) != 0
+        {
+            return element
+        }
+        let pipeline = gst_pipeline_new(nil)!
+        _ = gst_object_ref_sink(UnsafeMutableRawPointer(pipeline))
+        gst_bin_add(CGst_bin(pipeline), element)  // takes our reference
+        return pipeline
+    }
+
+    private static func parseError(taking error: UnsafeMutablePointer<GError>?) -> GstError {
+        var result = GstError(kind: .parse, taking: error)
+        if result.domain == "gst_parse_error" && result.code == Int32(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue) {
+            result.kind = .missingElement
+        }
+        return result
+    }
+
+    // MARK: Elements
+
+    /// The element of this name anywhere in the pipeline.
+    ///
+    /// The corresponding C function is `gst_bin_get_by_name` (which searches nested bins too).
+    public func element(named name: String) throws(GstError) -> Element {
+        guard let found = gst_bin_get_by_name(CGst_bin(raw), name) else {
+            throw GstError(kind: .notFound, message: "the pipeline has no element named \"\(name)\"")
+        }
+        return Element(owning: found)
+    }
+
+    /// The appsrc of this name, which the pipeline must contain.
+    public func appSource(named name: String) throws(GstError) -> AppSource {
+        guard let found = gst_bin_get_by_name(CGst_bin(raw), name) else {
+            throw GstError(kind: .notFound, message: "the pipeline has no element \"appsrc name=\(name)\"")
+        }
+        guard CGst_is_app_src(found) != 0 else {
+            let element = Element(owning: found)
+            throw GstError(kind: .notFound, message: "element \"\(name)\" is a \(element.factoryName), not an appsrc")
+        }
+        return AppSource(owning: found)
+    }
+
+    /// The first element that controls stream volume (a `volume` element or a sink such as pulsesink), if any.
+    ///
+    /// The corresponding C function is `gst_bin_get_by_interface` with `GST_TYPE_STREAM_VOLUME`.
+    public func volumeElement() -> Element? {
+        if let named = gst_bin_get_by_name(CGst_bin(raw), "volume"), CGst_is_stream_volume(named) != 0 {
+            return Element(owning: named)
+        }
+        return gst_bin_get_by_interface(CGst_bin(raw), CGst_stream_volume_type()).map { Element(owning: $0) }
+    }
+
+    // MARK: State
+
+    /// Asks the pipeline to change state.
+    ///
+    /// - Returns: how it succeeded; `.async` means wait for `.asyncDone` on the bus.
+    /// - Throws: `.stateChange` with the ERROR message the failing element posted, when there is one.
+    /// The corresponding C function is `gst_element_set_state`.
+    @discardableResult
+    public func setState(_ state: State) throws(GstError) -> StateChangeSuccess {
+        switch gst_element_set_state(raw, state.raw) {
+        case GST_STATE_CHANGE_FAILURE:
+            var error = takePostedError(timeout: .milliseconds(200))
+                ?? GstError(kind: .stateChange, message: "the pipeline could not go to \(state)")
+            error.kind = .stateChange
+            throw error
+        case GST_STATE_CHANGE_ASYNC: return .async
+        case GST_STATE_CHANGE_NO_PREROLL: return .noPreroll
+        default: return .success
+        }
+    }
+
+    /// The current state, waiting up to `timeout` for a change under way to finish.
+    ///
+    /// The corresponding C function is `gst_element_get_state`.
+    public func state(timeout: Duration = .zero) -> State {
+        var current = GST_STATE_VOID_PENDING
+        gst_element_get_state(raw, &current, nil, ClockTime(timeout).raw)
+        return State(current)
+    }
+
+    /// Runs `body` with the pipeline PLAYING and sets it to NULL afterwards, however `body` ends.
+    public func withPlaying<R>(_ body: (Pipeline) throws -> R) throws -> R {
+        try setState(.playing)
+        defer { _ = try? setState(.null) }
+        return try body(self)
+    }
+
+    // MARK: Queries and seeking
+
+    /// The playback position, or nil when the pipeline cannot tell yet.
+    ///
+    /// The corresponding C function is `gst_element_query_position`.
+    public var position: ClockTime? {
+        var value: gint64 = 0
+        guard gst_element_query_position(raw, GST_FORMAT_TIME, &value) != 0, value >= 0 else { return nil }
+        return ClockTime(nanoseconds: UInt64(value))
+    }
+
+    /// The stream's duration, or nil when unknown.
+    ///
+    /// The corresponding C function is `gst_element_query_duration`.
+    public var duration: ClockTime? {
+        var value: gint64 = 0
+        guard gst_element_query_duration(raw, GST_FORMAT_TIME, &value) != 0, value >= 0 else { return nil }
+        return ClockTime(nanoseconds: UInt64(value))
+    }
+
+    /// Seeks to a time, flushing what is queued so playback continues from there at once.
+    ///
+    /// - Throws: `.unsupported` when the pipeline refuses (for example, a source that cannot seek).
+    /// The corresponding C function is `gst_element_seek`.
+    public func seek(to time: ClockTime, rate: Double = 1.0) throws(GstError) {
+        let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_ACCURATE.rawValue)
+        let ok = gst_element_seek(
+            raw, rate, GST_FORMAT_TIME, flags, GST_SEEK_TYPE_SET, gint64(time.nanoseconds), GST_SEEK_TYPE_NONE, -1)
+        guard ok != 0 else {
+            throw GstError(kind: .unsupported, message: "the pipeline cannot seek to \(time)")
+        }
+    }
+
+    // MARK: Bus
+
+    /// Waits up to `timeout` for the next message on the bus; nil when none came.
+    ///
+    /// The corresponding C function is `gst_bus_timed_pop`.
+    public func nextMessage(timeout: Duration) -> Message? {
+        guard let msg = gst_bus_timed_pop(bus, ClockTime(timeout).raw) else { return nil }
+        defer { gst_message_unref(msg) }
+        return Message(msg, pipeline: raw)
+    }
+
+    /// Posts an application message to this pipeline's bus, e.g. from a signal handler, so that one loop
+    /// reading the bus makes every decision.
+    ///
+    /// The corresponding C function is `gst_bus_post`.
+    public func postApplicationMessage(named name: String) {
+        guard let structure = gst_structure_new_empty(name),
+            let msg = gst_message_new_application(CGst_object(raw), structure)
+        else { return }
+        gst_bus_post(bus, msg)  // takes the message
+    }
+
+    /// Pops the first ERROR message already posted (or posted within `timeout`), leaving other messages queued.
+    func takePostedError(timeout: Duration) -> GstError? {
+        guard let msg = gst_bus_timed_pop_filtered(bus, ClockTime(timeout).raw, GST_MESSAGE_ERROR) else { return nil }
+        defer { gst_message_unref(msg) }
+        if case .error(let error) = Message(msg, pipeline: raw) { return error }
+        return nil
+    }
+}

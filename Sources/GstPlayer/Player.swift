@@ -1,0 +1,147 @@
+// yt-gst — the player the command line is built on: one pipeline per source, events, transport controls.
+
+/// Something that can feed an appsrc: a WAV feeder, a test tone, a network buffer.
+///
+/// The player builds the pipeline, finds its appsrc and hands it to `attach(to:)` before the pipeline leaves NULL;
+/// the source sets caps and installs its delegate there. GstPlayer knows nothing of file formats.
+public protocol PlayableSource: AnyObject, Sendable {
+    /// A name for messages, e.g. the file's path.
+    var displayName: String { get }
+    /// Configures the appsrc and installs the callbacks that feed it.
+    func attach(to source: AppSource) throws(GstError)
+}
+
+/// What a player reports while it plays.
+public enum PlayerEvent: Sendable {
+    /// The pipeline reached a new state.
+    case stateChanged(State)
+    /// Everything was played, up to the last sample.
+    case endOfStream
+    /// Playback failed; the player has stopped.
+    case error(GstError)
+    /// A problem an element works around.
+    case warning(GstError)
+    /// Metadata found in the stream.
+    case tags([Message.Tag])
+    /// A message the application posted to itself (see `post(_:)`).
+    case application(String)
+    /// An element message (level meter readings, network timeouts).
+    case element(Message.Structure)
+}
+
+/// Plays one source at a time through a pipeline built from a launch string.
+///
+/// Shaped after the iOS player's manager, without its faults: playing while something plays restarts cleanly,
+/// end of stream is reported only after the sink has played the last sample, and `stop()` (or releasing the player)
+/// releases every GStreamer resource. Use it from one thread: it is the control side, not a callback target.
+public final class Player {
+    /// The launch string each play builds its pipeline from; it must contain `appsrc name=<sourceName>`.
+    public let launch: String
+    public let sourceName: String
+    /// The pipeline of the current play, if any.
+    public private(set) var pipeline: Pipeline?
+    private var source: (any PlayableSource)?
+
+    public init(launch: String, sourceName: String = "src") {
+        Gst.initialize()
+        self.launch = launch
+        self.sourceName = sourceName
+    }
+
+    deinit { stop() }
+
+    /// Starts playing `source`, stopping whatever played before.
+    ///
+    /// Returns once the pipeline is on its way to PLAYING; errors while prerolling arrive as `.error` events.
+    /// - Throws: parse errors, a missing appsrc, or a state change the pipeline refused.
+    public func play(_ source: some PlayableSource) throws(GstError) {
+        stop()
+        let pipeline = try Pipeline(launch: launch)
+        try source.attach(to: pipeline.appSource(named: sourceName))
+        self.pipeline = pipeline
+        self.source = source
+        do {
+            try pipeline.setState(.playing)
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Pauses; `resume()` continues from the same sample.
+    public func pause() throws(GstError) { try pipeline?.setState(.paused) }
+
+    /// Continues after `pause()`.
+    public func resume() throws(GstError) { try pipeline?.setState(.playing) }
+
+    /// Stops and releases the pipeline: its threads, devices and file handles go with it.
+    public func stop() {
+        guard let pipeline else { return }
+        _ = try? pipeline.setState(.null)
+        self.pipeline = nil
+        self.source = nil
+    }
+
+    /// Seeks the current play to `time` (clamped by the source to its length).
+    public func seek(to time: ClockTime) throws(GstError) {
+        try current().seek(to: time)
+    }
+
+    /// The playback position, when known.
+    public var position: ClockTime? { pipeline?.position }
+
+    /// The length of the current source, when known.
+    public var duration: ClockTime? { pipeline?.duration }
+
+    /// The current state (NULL when nothing plays).
+    public var state: State { pipeline?.state() ?? .null }
+
+    /// Sets the linear volume (1.0 = unchanged) on the pipeline's `volume` element, or on a sink that has one.
+    ///
+    /// - Throws: `.notFound` when the pipeline has nothing that controls volume.
+    public func setVolume(_ volume: Double) throws(GstError) {
+        guard let element = try current().volumeElement() else {
+            throw GstError(kind: .notFound, message: "the pipeline has no volume control (add \"volume name=volume\")")
+        }
+        try element.set("volume", fromString: String(volume))
+    }
+
+    /// Posts an application message that comes back as `.application(name)` from `nextEvent`, in order with
+    /// the pipeline's own events. Safe from any thread that holds the pipeline (e.g. a signal handler's queue).
+    public func post(_ name: String) { pipeline?.postApplicationMessage(named: name) }
+
+    /// Waits up to `timeout` for the next event of the current play; nil on timeout or when nothing plays.
+    ///
+    /// State changes of elements inside the pipeline are left out; the pipeline's own are reported.
+    /// An error stops the player before it is returned.
+    public func nextEvent(timeout: Duration) -> PlayerEvent? {
+        guard let pipeline else { return nil }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard let message = pipeline.nextMessage(timeout: max(remaining, .zero)) else { return nil }
+            if let event = event(for: message) { return event }
+            if remaining <= .zero { return nil }
+        }
+    }
+
+    private func event(for message: Message) -> PlayerEvent? {
+        switch message {
+        case .endOfStream: return .endOfStream
+        case .error(let error):
+            stop()
+            return .error(error)
+        case .warning(let warning): return .warning(warning)
+        case .stateChanged(_, let new, _, let isPipeline): return isPipeline ? .stateChanged(new) : nil
+        case .tags(let tags): return .tags(tags)
+        case .application(let structure): return .application(structure.name)
+        case .element(let structure): return .element(structure)
+        case .asyncDone, .other: return nil
+        }
+    }
+
+    private func current() throws(GstError) -> Pipeline {
+        guard let pipeline else { throw GstError(kind: .stateChange, message: "nothing is playing") }
+        return pipeline
+    }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages yt-gst needs to build, play and test, skipping what is already there.
+# Usage: scripts/install-deps.sh [build|test]   (test adds the tools the test suite drives)
+set -euo pipefail
+packages=(
+  pkg-config
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  gstreamer1.0-tools gstreamer1.0-pulseaudio gstreamer1.0-alsa
+)
+if [ "${1:-build}" = test ]; then
+  packages+=(pulseaudio pulseaudio-utils sox iproute2 procps)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "Installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
