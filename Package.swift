@@ -17,7 +17,7 @@ let package = Package(
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
         // Safe Swift over GStreamer: the only module that imports CGStreamer.
-        .target(name: "GstPlayer", dependencies: ["CGStreamer"]),
+        .target(name: "GstPlayer", dependencies: ["CGStreamer"], linkerSettings: [.linkedLibrary("m")]),
         // WAV reading (pure Swift) and the need-data feeder that pushes it into an appsrc.
         .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
         // The command-line tool.

@@ -112,7 +112,7 @@ public final class AppSource: Element, @unchecked Sendable {
         }
     }
 
-    /// Pushes one buffer of `capacity` bytes that `fill` writes into, timestamped.
+    /// Pushes one buffer of up to `capacity` bytes that `fill` writes into, stamped with `timing` of what was written.
     ///
     /// `fill` writes straight into the buffer's memory (no copy) and returns how many bytes it wrote; a short
     /// fill shrinks the buffer, and 0 pushes nothing. The appsrc takes the buffer either way.
@@ -120,7 +120,7 @@ public final class AppSource: Element, @unchecked Sendable {
     /// - Throws: whatever `fill` throws; the buffer is then released and nothing is pushed.
     /// The corresponding C function is `gst_app_src_push_buffer`.
     public func push<E: Error>(
-        capacity: Int, timing: BufferTiming, fill: (UnsafeMutableRawBufferPointer) throws(E) -> Int
+        capacity: Int, fill: (UnsafeMutableRawBufferPointer) throws(E) -> Int, timing: (_ written: Int) -> BufferTiming
     ) throws(E) -> FlowResult {
         guard let buffer = gst_buffer_new_allocate(nil, gsize(capacity), nil) else { return .other("allocation failed") }
         var map = GstMapInfo()
@@ -142,6 +142,7 @@ public final class AppSource: Element, @unchecked Sendable {
             return .ok
         }
         if written < capacity { gst_buffer_set_size(buffer, gssize(written)) }
+        let timing = timing(written)
         CGst_buffer_set_timing(
             buffer, timing.pts.raw, timing.duration.raw, guint64(timing.offset), guint64(timing.offsetEnd))
         return FlowResult(gst_app_src_push_buffer(CGst_app_src(raw), buffer))  // takes the buffer

@@ -32,6 +32,30 @@ public enum Gst {
         return true
     }
 
+    /// Names of the audio output devices GStreamer can see (PulseAudio sinks, ALSA cards, ...), probed now.
+    ///
+    /// Empty means `autoaudiosink` has nowhere real to play to.
+    /// The corresponding C function is `gst_device_monitor_get_devices` with the class "Audio/Sink".
+    public static func audioOutputs() -> [String] {
+        requireInitialized()
+        let monitor = gst_device_monitor_new()!
+        defer { gst_object_unref(UnsafeMutableRawPointer(monitor)) }
+        _ = gst_device_monitor_add_filter(monitor, "Audio/Sink", nil)
+        var names: [String] = []
+        let devices = gst_device_monitor_get_devices(monitor)
+        defer { g_list_free_full(devices, gst_object_unref) }
+        var list = devices
+        while let node = list {
+            if let device = node.pointee.data {
+                let name = gst_device_get_display_name(UnsafeMutableRawPointer(device).assumingMemoryBound(to: GstDevice.self))
+                names.append(name.map { String(cString: $0) } ?? "unnamed device")
+                g_free(name)
+            }
+            list = node.pointee.next
+        }
+        return names
+    }
+
     /// Traps when GStreamer is used before `initialize()`: that is a programming error, not an environment one.
     static func requireInitialized() {
         precondition(gst_is_initialized() != 0, "Gst.initialize() must be called before using GStreamer")

@@ -26,6 +26,11 @@ public enum Message: Sendable {
     public struct Tag: Sendable, Equatable {
         public var name: String
         public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// A named structure from an element or application message, with fields serialised as text.

@@ -1,0 +1,34 @@
+# yt-gst — the two commands (demo, test) and the usual targets.
+SWIFT ?= swift
+PREFIX ?= /usr/local
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+.PHONY: demo test build release deps test-deps clean lint
+
+## Installs what is missing, builds in release mode and plays the bundled sample through the default output.
+demo: deps release
+	scripts/demo.sh .build/release/yt-gst samples/demo.wav
+
+## Installs what is missing and runs every test (a private PulseAudio with a null sink is started for them).
+test: test-deps
+	$(SWIFT) build -c release
+	$(SWIFT) build --build-tests
+	YT_GST_BINARY=$(CURDIR)/.build/release/yt-gst scripts/with-pulseaudio.sh $(SWIFT) test --skip-build
+
+deps:
+	scripts/install-deps.sh build
+
+test-deps:
+	scripts/install-deps.sh test
+
+build:
+	$(SWIFT) build
+
+release:
+	$(SWIFT) build -c release
+
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests
+
+clean:
+	rm -rf .build

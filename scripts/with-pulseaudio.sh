@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs a command with a private PulseAudio server whose only output is a null sink named "spk".
+# The command sees PULSE_SERVER (and YT_GST_PULSE_SINK=spk); the server is stopped by PID afterwards.
+# Usage: scripts/with-pulseaudio.sh COMMAND [ARGS...]
+set -euo pipefail
+work=$(mktemp -d /tmp/yt-gst-pulse.XXXXXX)
+mkdir -p "$work/run" "$work/home"
+chmod 700 "$work/run"
+export HOME="$work/home" XDG_RUNTIME_DIR="$work/run" XDG_CONFIG_HOME="$work/home/.config"
+export PULSE_SERVER="unix:$work/native" YT_GST_PULSE_SINK=spk
+pulseaudio --daemonize=no --exit-idle-time=-1 --disallow-exit -n --use-pid-file=no \
+  --load="module-null-sink sink_name=spk rate=48000 channels=2" \
+  --load="module-native-protocol-unix socket=$work/native auth-anonymous=1" \
+  --log-target="file:$work/pulseaudio.log" &
+pa=$!
+cleanup() { kill "$pa" 2>/dev/null || true; wait "$pa" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+for _ in $(seq 100); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
+pactl info >/dev/null 2>&1 || { echo "PulseAudio did not start; log:" >&2; cat "$work/pulseaudio.log" >&2; exit 1; }
+"$@"
