@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "TestSupport"]),
         .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

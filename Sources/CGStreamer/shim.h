@@ -4,6 +4,7 @@
 
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
 #include <gst/audio/audio.h>
 #include <gst/audio/streamvolume.h>
 
@@ -13,6 +14,8 @@ static inline GstClockTime CGst_clock_time_none(void) { return GST_CLOCK_TIME_NO
 static inline GstBin *CGst_bin(GstElement *element) { return GST_BIN(element); }
 static inline GstAppSrc *CGst_app_src(GstElement *element) { return GST_APP_SRC(element); }
 static inline gboolean CGst_is_app_src(GstElement *element) { return GST_IS_APP_SRC(element); }
+static inline GstAppSink *CGst_app_sink(GstElement *element) { return GST_APP_SINK(element); }
+static inline gboolean CGst_is_app_sink(GstElement *element) { return GST_IS_APP_SINK(element); }
 static inline gboolean CGst_is_bin(GstElement *element) { return GST_IS_BIN(element); }
 static inline GstObject *CGst_object(gpointer object) { return GST_OBJECT(object); }
 static inline GObject *CGst_gobject(gpointer object) { return G_OBJECT(object); }
@@ -22,6 +25,9 @@ static inline GType CGst_stream_volume_type(void) { return GST_TYPE_STREAM_VOLUM
 static inline const char *CGst_object_type_name(gpointer object) { return G_OBJECT_TYPE_NAME(object); }
 
 static inline GstClockTime CGst_buffer_pts(GstBuffer *buffer) { return GST_BUFFER_PTS(buffer); }
+static inline GstClockTime CGst_buffer_duration(GstBuffer *buffer) { return GST_BUFFER_DURATION(buffer); }
+static inline guint64 CGst_buffer_offset(GstBuffer *buffer) { return GST_BUFFER_OFFSET(buffer); }
+static inline guint64 CGst_buffer_offset_end(GstBuffer *buffer) { return GST_BUFFER_OFFSET_END(buffer); }
 static inline void CGst_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration,
                                           guint64 offset, guint64 offset_end) {
     GST_BUFFER_PTS(buffer) = pts;

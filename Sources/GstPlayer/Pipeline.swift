@@ -80,6 +80,18 @@ public final class Pipeline: @unchecked Sendable {
         return AppSource(owning: found)
     }
 
+    /// The appsink of this name, which the pipeline must contain.
+    public func appSink(named name: String) throws(GstError) -> AppSink {
+        guard let found = gst_bin_get_by_name(CGst_bin(raw), name) else {
+            throw GstError(kind: .notFound, message: "the pipeline has no element \"appsink name=\(name)\"")
+        }
+        guard CGst_is_app_sink(found) != 0 else {
+            let element = Element(owning: found)
+            throw GstError(kind: .notFound, message: "element \"\(name)\" is a \(element.factoryName), not an appsink")
+        }
+        return AppSink(owning: found)
+    }
+
     /// The first element that controls stream volume (a `volume` element or a sink such as pulsesink), if any.
     ///
     /// The corresponding C function is `gst_bin_get_by_interface` with `GST_TYPE_STREAM_VOLUME`.

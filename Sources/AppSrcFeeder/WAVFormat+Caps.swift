@@ -1,0 +1,78 @@
+// yt-gst — the mapping from a WAV's format to GStreamer raw-audio caps.
+
+extension WAVFormat {
+    /// The GStreamer raw sample format ("S16LE", "U8", "F32BE", ...) for this format, or nil when there is none.
+    ///
+    /// The container size decides it: a 12-bit sample in 16 bits is S16 (WAV stores it left-justified, so its value
+    /// as a 16-bit integer is right), 24 valid bits in 32 is S32.
+    public var rawSampleFormat: String? {
+        let endian = byteOrder == .little ? "LE" : "BE"
+        switch (encoding, bytesPerSample) {
+        case (.pcm, 1): return "U8"
+        case (.pcm, 2): return "S16" + endian
+        case (.pcm, 3): return "S24" + endian
+        case (.pcm, 4): return "S32" + endian
+        case (.float, 4): return "F32" + endian
+        case (.float, 8): return "F64" + endian
+        default: return nil
+        }
+    }
+
+    /// Caps for the data chunk as it stands, e.g. "audio/x-raw,format=S16LE,layout=interleaved,rate=44100,channels=2".
+    ///
+    /// Channels get GStreamer positions: the file's mask where it describes every channel in an order GStreamer
+    /// can take as is, else the usual layout for up to 8 channels, else unpositioned (mask 0).
+    public var rawCaps: String? {
+        guard let format = rawSampleFormat else { return nil }
+        var caps = "audio/x-raw,format=\(format),layout=interleaved,rate=\(sampleRate),channels=\(channels)"
+        if channels > 1 {
+            caps += ",channel-mask=(bitmask)0x" + String(gstChannelMask, radix: 16)
+        }
+        return caps
+    }
+
+    /// The GStreamer channel mask (bit n = GstAudioChannelPosition n) for this format's channels.
+    var gstChannelMask: UInt64 {
+        if let mask = channelMask, mask.nonzeroBitCount == channels, let mapped = ChannelPositions.gstMask(fromWAV: mask) {
+            return mapped
+        }
+        return ChannelPositions.defaultGstMask(channels: channels)
+    }
+}
+
+/// WAV speaker positions (dwChannelMask bits) and their GStreamer counterparts.
+enum ChannelPositions {
+    /// GstAudioChannelPosition for WAV mask bits 0...17 (FL FR FC LFE BL BR FLC FRC BC SL SR TC TFL TFC TFR TBL TBC TBR).
+    private static let gstPosition: [Int] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 15, 12, 14, 13, 16, 20, 17]
+
+    /// The GStreamer mask for a WAV mask, or nil when a bit has no GStreamer position or the channels would
+    /// come in a different order in GStreamer (interleaving follows ascending positions there).
+    static func gstMask(fromWAV mask: UInt32) -> UInt64? {
+        var result: UInt64 = 0
+        var last = -1
+        for bit in 0..<32 where mask & (1 << UInt32(bit)) != 0 {
+            guard bit < gstPosition.count, gstPosition[bit] > last else { return nil }
+            last = gstPosition[bit]
+            result |= 1 << UInt64(last)
+        }
+        return result
+    }
+
+    /// The layout players assume when a file gives no mask: stereo, 3.0, quad, 5.0, 5.1, 6.1, 7.1; unpositioned
+    /// (0) beyond 8 channels.
+    static func defaultGstMask(channels: Int) -> UInt64 {
+        let wavMask: UInt32
+        switch channels {
+        case 1: wavMask = 0x4
+        case 2: wavMask = 0x3
+        case 3: wavMask = 0x7
+        case 4: wavMask = 0x33
+        case 5: wavMask = 0x37
+        case 6: wavMask = 0x3F
+        case 7: wavMask = 0x70F
+        case 8: wavMask = 0x63F
+        default: return 0
+        }
+        return gstMask(fromWAV: wavMask) ?? 0
+    }
+}

@@ -1,0 +1,47 @@
+// yt-gst — appsink: the element through which an application takes data out of a pipeline.
+internal import CGStreamer
+
+/// An `appsink` element, read by pulling samples (tests, analysers, network receivers).
+public final class AppSink: Element, @unchecked Sendable {
+    /// One buffer taken from the sink, copied out.
+    public struct Sample: Sendable {
+        public var bytes: [UInt8]
+        /// Presentation time, nil when the buffer had none.
+        public var pts: ClockTime?
+        public var duration: ClockTime?
+        /// Sample offsets (frame indexes for raw audio), nil when unset.
+        public var offset: Int64?
+        public var offsetEnd: Int64?
+        /// The caps of the stream, in text form.
+        public var caps: String?
+    }
+
+    /// Waits up to `timeout` for the next buffer; nil at end of stream or on timeout (`isEndOfStream` tells which).
+    ///
+    /// The corresponding C function is `gst_app_sink_try_pull_sample`.
+    public func pull(timeout: Duration) -> Sample? {
+        guard let sample = gst_app_sink_try_pull_sample(CGst_app_sink(raw), ClockTime(timeout).raw) else { return nil }
+        defer { gst_sample_unref(sample) }
+        guard let buffer = gst_sample_get_buffer(sample) else { return nil }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
+        let bytes = Array(UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
+        gst_buffer_unmap(buffer, &map)
+        let none = CGst_clock_time_none()
+        func time(_ value: GstClockTime) -> ClockTime? { value == none ? nil : ClockTime(nanoseconds: UInt64(value)) }
+        func index(_ value: guint64) -> Int64? { value == guint64.max ? nil : Int64(value) }
+        var capsText: String?
+        if let caps = gst_sample_get_caps(sample), let text = gst_caps_to_string(caps) {
+            capsText = String(cString: text)
+            g_free(text)
+        }
+        return Sample(
+            bytes: bytes, pts: time(CGst_buffer_pts(buffer)), duration: time(CGst_buffer_duration(buffer)),
+            offset: index(CGst_buffer_offset(buffer)), offsetEnd: index(CGst_buffer_offset_end(buffer)), caps: capsText)
+    }
+
+    /// Whether the sink has received end of stream and every sample was pulled.
+    ///
+    /// The corresponding C function is `gst_app_sink_is_eos`.
+    public var isEndOfStream: Bool { gst_app_sink_is_eos(CGst_app_sink(raw)) != 0 }
+}

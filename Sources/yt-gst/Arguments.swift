@@ -1,0 +1,108 @@
+// yt-gst — a small hand-written argument parser: options, flags and operands, specified once for parsing and help.
+
+/// A usage mistake: printed with the command's help, exit code 64.
+struct UsageError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// One option of a command.
+struct OptionSpec: Sendable {
+    /// Long name without dashes ("sink").
+    var name: String
+    /// Single-letter alias ("q"), if any.
+    var short: Character? = nil
+    /// Placeholder for its value ("FRAGMENT"); nil for a flag.
+    var valueName: String? = nil
+    var help: String
+}
+
+/// A command's name, synopsis, options and help text.
+struct CommandSpec: Sendable {
+    var name: String
+    var abstract: String
+    /// Operands in the usage line, e.g. "FILE...".
+    var operands: String
+    var options: [OptionSpec]
+    /// Paragraphs after the options: details and examples.
+    var discussion: String = ""
+
+    static let helpOption = OptionSpec(name: "help", short: "h", help: "Show this help and exit.")
+
+    /// The help text printed by `--help`, also the source of the man page.
+    var help: String {
+        var text = "USAGE: yt-gst \(name) [OPTIONS] \(operands)\n\n\(abstract)\n\nOPTIONS:\n"
+        for option in options + [CommandSpec.helpOption] {
+            var left = option.short.map { "-\($0), " } ?? "    "
+            left += "--\(option.name)"
+            if let value = option.valueName { left += " \(value)" }
+            let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + String(repeating: " ", count: 28)
+            text += "  \(left)\(pad)\(option.help)\n"
+        }
+        if !discussion.isEmpty { text += "\n\(discussion)\n" }
+        return text
+    }
+}
+
+/// The result of parsing: option values by long name (repeated options keep every value), flags, operands.
+struct ParsedArguments {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var operands: [String] = []
+    var helpRequested: Bool { flags.contains("help") }
+
+    func value(_ name: String) -> String? { values[name]?.last }
+
+    /// An option's value as an integer within `range`.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+        }
+        return number
+    }
+}
+
+extension CommandSpec {
+    /// Parses `arguments` (after the command name): `--name value`, `--name=value`, `-x`, `--` ends options.
+    func parse(_ arguments: some Sequence<String>) throws(UsageError) -> ParsedArguments {
+        var result = ParsedArguments()
+        var iterator = arguments.makeIterator()
+        var onlyOperands = false
+        while let argument = iterator.next() {
+            if onlyOperands || argument == "-" || !argument.hasPrefix("-") {
+                result.operands.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyOperands = true
+                continue
+            }
+            var name: Substring
+            var inlineValue: String? = nil
+            if argument.hasPrefix("--") {
+                name = argument.dropFirst(2)
+                if let equals = name.firstIndex(of: "=") {
+                    inlineValue = String(name[name.index(after: equals)...])
+                    name = name[..<equals]
+                }
+            } else {
+                name = argument.dropFirst()
+            }
+            let all = options + [CommandSpec.helpOption]
+            guard let option = all.first(where: { $0.name == name || (name.count == 1 && $0.short == name.first) }) else {
+                throw UsageError("unknown option \(argument)")
+            }
+            if option.valueName == nil {
+                guard inlineValue == nil else { throw UsageError("--\(option.name) takes no value") }
+                result.flags.insert(option.name)
+            } else {
+                guard let value = inlineValue ?? iterator.next() else {
+                    throw UsageError("--\(option.name) needs a value (\(option.valueName!))")
+                }
+                result.values[option.name, default: []].append(value)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,91 @@
+// yt-gst — the tool's commands, top-level help and version.
+import GstPlayer
+import Glibc
+
+enum Tool {
+    static let version = "0.1.0"
+
+    /// A command: its spec (for parsing and help) and what it does with parsed arguments.
+    struct Command: Sendable {
+        var spec: CommandSpec
+        var run: @Sendable (ParsedArguments) throws(UsageError) -> ExitCode
+    }
+
+    static let commands: [Command] = [
+        Command(spec: PlayCommand.spec, run: { arguments throws(UsageError) in try PlayCommand(arguments).run() }),
+        Command(spec: InfoCommand.spec, run: { arguments throws(UsageError) in try InfoCommand(arguments).run() }),
+    ]
+
+    static var help: String {
+        var text = """
+            USAGE: yt-gst COMMAND [OPTIONS] ARGUMENTS
+
+            Play WAV files through GStreamer, from a need-data appsrc feeder.
+
+            COMMANDS:
+
+            """
+        for command in commands {
+            text += "  " + command.spec.name.padding(to: 10) + command.spec.abstract + "\n"
+        }
+        text += """
+
+            OPTIONS:
+              -h, --help       Show this help (or `yt-gst COMMAND --help` for a command's).
+                  --version    Show the version of yt-gst and of GStreamer.
+
+            EXIT CODES:
+              0 success, 1 runtime error, 64 usage error, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+
+            EXAMPLES:
+              yt-gst play song.wav
+              yt-gst play a.wav b.wav --sink 'wavenc ! filesink location=out.wav'
+              yt-gst info --json song.wav
+            """
+        return text
+    }
+
+    static func run(_ arguments: [String]) -> ExitCode {
+        guard let first = arguments.first else {
+            Terminal.error("Error: no command given\n\n" + help)
+            return .usage
+        }
+        switch first {
+        case "-h", "--help", "help":
+            if first == "help", let name = arguments.dropFirst().first, let command = command(named: name) {
+                Terminal.write(command.spec.help)
+            } else {
+                Terminal.write(help + "\n")
+            }
+            return .success
+        case "--version", "-V":
+            Gst.initialize()
+            Terminal.write("yt-gst \(version) (\(Gst.version))\n")
+            return .success
+        default:
+            break
+        }
+        guard let command = command(named: first) else {
+            Terminal.error("Error: unknown command \"\(first)\"\n\n" + help)
+            return .usage
+        }
+        do {
+            let parsed = try command.spec.parse(arguments.dropFirst())
+            if parsed.helpRequested {
+                Terminal.write(command.spec.help)
+                return .success
+            }
+            return try command.run(parsed)
+        } catch {
+            Terminal.error("Error: \(error.message)\n\n" + command.spec.help)
+            return .usage
+        }
+    }
+
+    static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }
+}
+
+extension String {
+    /// The string padded with spaces to at least `width` characters.
+    func padding(to width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,59 @@
+// yt-gst — sound really goes out: play a tone through the default pipeline into PulseAudio's null sink and
+// record the sink's monitor. The test command (make test) starts that PulseAudio and sets PULSE_SERVER.
+import AppSrcFeeder
+import Foundation
+import Testing
+import TestSupport
+
+@Suite(.serialized) struct AudioOutputTests {
+    static let pulse = ProcessInfo.processInfo.environment["PULSE_SERVER"]
+    static let sinkName = ProcessInfo.processInfo.environment["YT_GST_PULSE_SINK"] ?? "spk"
+
+    @Test(.enabled(if: pulse != nil, "needs the private PulseAudio that `make test` starts"))
+    func defaultOutputPlaysTheTone() throws {
+        let dir = try Paths.makeScratch("audio")
+        defer { Paths.removeScratch(dir) }
+        let tone = SyntheticWAV.tone(frequency: 440, frames: 48_000 * 2, rate: 48_000, channels: 2)
+        let input = try tone.write(to: dir.appendingPathComponent("tone.wav"))
+        let recording = dir.appendingPathComponent("rec.wav").path
+        let recorder = try Run.launch("/usr/bin/parec", [
+            "-d", "\(Self.sinkName).monitor", "--rate=48000", "--channels=2", "--format=s16le", "--file-format=wav",
+            recording,
+        ])
+        defer { if recorder.process.isRunning { recorder.signal(SIGKILL) } }
+        usleep(500_000)
+        let played = try Run.ytGst(["play", input], timeout: 30)
+        usleep(500_000)
+        recorder.signal(SIGINT)  // parec writes its WAV header on SIGINT
+        _ = recorder.wait(timeout: 5)
+        #expect(played.status == 0, "\(played.stderr)")
+
+        let (wav, source) = try WAVFile.open(path: recording)
+        #expect(wav.format.sampleRate == 48_000 && wav.format.channels == 2)
+        var bytes = [UInt8](repeating: 0, count: Int(wav.dataByteCount))
+        let count = try bytes.withUnsafeMutableBytes { try source.read(at: wav.dataOffset, into: $0) }
+        let left = stride(from: 0, to: count - 3, by: 4).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        let analysis = ToneAnalysis(samples: left, rate: 48_000)
+        #expect(abs(analysis.soundingSeconds - 2.0) < 0.1, "sounded for \(analysis.soundingSeconds) s")
+        #expect(abs(analysis.frequency - 440) < 5, "frequency \(analysis.frequency) Hz")
+    }
+}
+
+/// Where a recording sounds and at what frequency (from zero crossings of the sounding part).
+struct ToneAnalysis {
+    var soundingSeconds: Double
+    var frequency: Double
+
+    init(samples: [Int16], rate: Int) {
+        let loud = samples.indices.filter { abs(Int(samples[$0])) > 2_000 }
+        guard let first = loud.first, let last = loud.last, last > first else {
+            soundingSeconds = 0
+            frequency = 0
+            return
+        }
+        soundingSeconds = Double(last - first) / Double(rate)
+        var crossings = 0
+        for i in (first + 1)...last where (samples[i - 1] < 0) != (samples[i] < 0) { crossings += 1 }
+        frequency = Double(crossings) / 2 / soundingSeconds
+    }
+}
