@@ -47,6 +47,11 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         buffers: Int = defaultBuffers
     ) throws(WAVError) {
         try file.requirePlayableRaw()
+        guard file.format.feedLayout != nil else {
+            throw WAVError(
+                .invalidFormat,
+                "no raw audio layout for \(file.format.validBits)-bit samples in \(file.format.bytesPerSample)-byte containers")
+        }
         precondition(chunkMilliseconds > 0 && buffers > 0, "chunk length and buffer count must be positive")
         self.file = file
         self.source = source
@@ -55,8 +60,14 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         self.buffers = buffers
     }
 
-    /// Bytes in one full chunk.
-    public var chunkBytes: Int { Int(chunkFrames) * file.format.blockAlign }
+    /// Bytes in one full chunk as pushed.
+    public var chunkBytes: Int { Int(chunkFrames) * pushedFrameBytes }
+
+    /// Bytes of one frame in the pushed buffers (the stored frame, unless the samples are widened).
+    private var pushedFrameBytes: Int {
+        guard let (pushed, stored) = file.format.feedLayout?.bytesPerSample else { return file.format.blockAlign }
+        return file.format.blockAlign / stored * pushed
+    }
 
     // MARK: PlayableSource
 
@@ -113,15 +124,15 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     /// Reads `frames` into a new buffer and pushes it. Returns false when feeding should stop for now.
     private func pushChunk(_ frames: Range<Int64>, to appSource: AppSource) -> Bool {
         let blockAlign = file.format.blockAlign
+        let frameBytes = pushedFrameBytes
         let offset = file.dataOffset + frames.lowerBound * Int64(blockAlign)
-        let capacity = frames.count * blockAlign
         do {
             var delivered = frames
-            let result = try appSource.push(capacity: capacity) { (buffer) throws(WAVError) -> Int in
-                let read = try source.read(at: offset, into: buffer)
-                return read - read % blockAlign
+            let result = try appSource.push(capacity: frames.count * frameBytes) { (buffer) throws(WAVError) -> Int in
+                let read = try readFrames(at: offset, count: frames.count, into: buffer)
+                return read * frameBytes
             } timing: { written in
-                delivered = frames.lowerBound..<(frames.lowerBound + Int64(written / blockAlign))
+                delivered = frames.lowerBound..<(frames.lowerBound + Int64(written / frameBytes))
                 return BufferTiming(frames: delivered, rate: file.format.sampleRate)
             }
             if delivered.count < frames.count {
@@ -138,5 +149,21 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
             appSource.postError("\(displayName): \(error.description)")
             return false
         }
+    }
+
+    /// Reads up to `count` whole frames at `offset` into `buffer` in the pushed layout; returns the frames read.
+    private func readFrames(at offset: Int64, count: Int, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
+        let blockAlign = file.format.blockAlign
+        guard case .widenedToFloat64(let width)? = file.format.feedLayout else {
+            return try source.read(at: offset, into: buffer) / blockAlign
+        }
+        // Rare formats: read the packed samples aside, then widen them into the buffer.
+        let stored = UnsafeMutableRawBufferPointer.allocate(byteCount: count * blockAlign, alignment: 8)
+        defer { stored.deallocate() }
+        let frames = try source.read(at: offset, into: stored) / blockAlign
+        SampleWidening.widen(
+            UnsafeRawBufferPointer(rebasing: stored[0..<(frames * blockAlign)]), width: width,
+            bigEndian: file.format.byteOrder == .big, into: buffer)
+        return frames
     }
 }

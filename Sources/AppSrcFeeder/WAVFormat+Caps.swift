@@ -1,20 +1,45 @@
 // yt-gst — the mapping from a WAV's format to GStreamer raw-audio caps.
 
+/// How the feeder turns a data chunk's bytes into the bytes it pushes.
+public enum FeedLayout: Sendable, Equatable {
+    /// Pushed as stored, in this GStreamer raw format ("S16LE", "U8", "F32BE", ...).
+    case asStored(String)
+    /// Packed integers of 5 to 7 bytes, for which GStreamer has no raw format: widened to F64LE on the way, exactly
+    /// (a double holds 53 bits).
+    case widenedToFloat64(bytesPerSample: Int)
+
+    /// Bytes pushed per stored byte, as a ratio (pushed, stored) per sample.
+    var bytesPerSample: (pushed: Int, stored: Int)? {
+        if case .widenedToFloat64(let stored) = self { return (8, stored) }
+        return nil
+    }
+}
+
 extension WAVFormat {
-    /// The GStreamer raw sample format ("S16LE", "U8", "F32BE", ...) for this format, or nil when there is none.
+    /// How this format is pushed, or nil when it needs a decoder (or has no sensible raw form).
     ///
     /// The container size decides it: a 12-bit sample in 16 bits is S16 (WAV stores it left-justified, so its value
     /// as a 16-bit integer is right), 24 valid bits in 32 is S32.
-    public var rawSampleFormat: String? {
+    public var feedLayout: FeedLayout? {
         let endian = byteOrder == .little ? "LE" : "BE"
         switch (encoding, bytesPerSample) {
-        case (.pcm, 1): return "U8"
-        case (.pcm, 2): return "S16" + endian
-        case (.pcm, 3): return "S24" + endian
-        case (.pcm, 4): return "S32" + endian
-        case (.float, 4): return "F32" + endian
-        case (.float, 8): return "F64" + endian
+        case (.pcm, 1): return .asStored("U8")
+        case (.pcm, 2): return .asStored("S16" + endian)
+        case (.pcm, 3): return .asStored("S24" + endian)
+        case (.pcm, 4): return .asStored("S32" + endian)
+        case (.pcm, 5...7) where validBits <= 53: return .widenedToFloat64(bytesPerSample: bytesPerSample)
+        case (.float, 4): return .asStored("F32" + endian)
+        case (.float, 8): return .asStored("F64" + endian)
         default: return nil
+        }
+    }
+
+    /// The GStreamer raw sample format pushed for this format, or nil when there is none.
+    public var rawSampleFormat: String? {
+        switch feedLayout {
+        case .asStored(let format)?: format
+        case .widenedToFloat64?: "F64LE"
+        case nil: nil
         }
     }
 
