@@ -13,7 +13,7 @@ demo: deps release
 test: test-deps
 	$(SWIFT) build -c release
 	$(SWIFT) build --build-tests
-	YT_GST_BINARY=$(CURDIR)/.build/release/yt-gst scripts/with-pulseaudio.sh $(SWIFT) test --skip-build
+	YT_GST_BINARY=$(CURDIR)/.build/release/yt-gst scripts/with-pulseaudio.sh $(SWIFT) test --skip-build --no-parallel
 
 deps:
 	scripts/install-deps.sh build

@@ -26,6 +26,8 @@ extension WAVFormat {
         case (.pcm, 1): return .asStored("U8")
         case (.pcm, 2): return .asStored("S16" + endian)
         case (.pcm, 3): return .asStored("S24" + endian)
+        // Plain PCM that declares 24 bits in 4-byte slots holds them in the low bytes; extensible files left-justify.
+        case (.pcm, 4) where formatTag == 1 && validBits == 24: return .asStored("S24_32" + endian)
         case (.pcm, 4): return .asStored("S32" + endian)
         case (.pcm, 5...7) where validBits <= 53: return .widenedToFloat64(bytesPerSample: bytesPerSample)
         case (.float, 4): return .asStored("F32" + endian)

@@ -7,8 +7,6 @@ import Testing
 import TestSupport
 
 @Suite(.serialized) struct CorpusPlaybackTests {
-    static let skipNote: Comment = "WAV corpus not found at \(Paths.corpus.path) (set YT_GST_WAV_CORPUS); corpus suite skipped"
-
     /// Tally by variant, printed at the end so the counts are visible in the test log.
     struct Tally {
         var rows: [String: (checked: Int, passed: Int, later: Int)] = [:]
@@ -77,7 +75,7 @@ import TestSupport
         return out
     }
 
-    @Test(.enabled(if: Paths.corpusAvailable, skipNote))
+    @Test(.enabled(if: Paths.corpusAvailable, Comment(rawValue: CorpusManifest.skipNote)))
     func validPCMAndFloatArriveBitExact() throws {
         Gst.initialize()
         var tally = Tally()
@@ -101,7 +99,7 @@ import TestSupport
         tally.print(title: "corpus expected_valid=yes through appsrc ! appsink")
     }
 
-    @Test(.enabled(if: Paths.corpusAvailable, skipNote))
+    @Test(.enabled(if: Paths.corpusAvailable, Comment(rawValue: CorpusManifest.skipNote)))
     func invalidFilesGiveOneErrorLineOrTheirAudioWithAWarning() throws {
         let dir = try Paths.makeScratch("corpus-invalid")
         defer { Paths.removeScratch(dir) }

@@ -1,0 +1,16 @@
+// yt-gst — reading header integers in a file's byte order.
+
+extension ByteOrder {
+    /// The unsigned integer of `width` bytes at `index` of `bytes`; the caller has checked the bounds.
+    func integer(_ bytes: [UInt8], at index: Int, width: Int) -> UInt64 {
+        let field = bytes[index..<index + width]
+        switch self {
+        case .little: return field.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        case .big: return field.reduce(0) { $0 << 8 | UInt64($1) }
+        }
+    }
+
+    func uint16(_ bytes: [UInt8], at index: Int) -> UInt16 { UInt16(integer(bytes, at: index, width: 2)) }
+    func uint32(_ bytes: [UInt8], at index: Int) -> UInt32 { UInt32(integer(bytes, at: index, width: 4)) }
+    func uint64(_ bytes: [UInt8], at index: Int) -> UInt64 { integer(bytes, at: index, width: 8) }
+}

@@ -1,0 +1,34 @@
+// yt-gst — bounded, windowed reads for walking a WAV's headers.
+
+/// Serves the parser's small reads from one 4 KiB window, so a typical file opens with one or two preads.
+///
+/// Every read is bounded by the caller (at most `maxRead`), never by a size declared in the file.
+struct HeaderReader {
+    /// The largest single read: enough for any real fmt or ds64 chunk.
+    static let maxRead = 64 * 1024
+    private static let windowSize = 4096
+
+    let source: any ByteSource
+    let fileSize: Int64
+    private var window: [UInt8] = []
+    private var windowStart: Int64 = 0
+
+    init(source: any ByteSource, fileSize: Int64) {
+        self.source = source
+        self.fileSize = fileSize
+    }
+
+    /// Up to `count` bytes at `offset`; fewer only at the end of the source.
+    mutating func bytes(at offset: Int64, count: Int) throws(WAVError) -> [UInt8] {
+        precondition(count <= Self.maxRead, "header reads are bounded")
+        guard offset >= 0, count > 0 else { return [] }
+        let end = offset + Int64(count)
+        if offset < windowStart || end > windowStart + Int64(window.count) {
+            let wanted = max(count, Self.windowSize)
+            window = try source.bytes(at: offset, count: Int(min(Int64(wanted), max(fileSize - offset, Int64(count)))))
+            windowStart = offset
+        }
+        let start = Int(offset - windowStart)
+        return Array(window[start..<min(start + count, window.count)])
+    }
+}

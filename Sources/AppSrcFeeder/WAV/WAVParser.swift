@@ -1,0 +1,254 @@
+// yt-gst — the chunk walk that turns a WAV's headers into a WAVFile.
+
+/// Walks the top-level chunks of a RIFF/RIFX/RF64/BW64 WAVE file once, front to back.
+///
+/// The walk goes on to the end of the file so `info` can list every chunk, but nothing after the data chunk can
+/// fail the file: garbage or truncation there ends the walk with a warning. No declared size ever drives an
+/// allocation; the walk is bounded to `maxChunks` chunks.
+struct WAVParser {
+    static let maxChunks = 10_000
+
+    private var reader: HeaderReader
+    private var fileSize: Int64 { reader.fileSize }
+    private var container = WAVContainer.riff
+    private var byteOrder = ByteOrder.little
+    private var riffSize: UInt64 = 0
+    private var ds64: DS64?
+    private var format: WAVFormat?
+    private var dataOffset: Int64?
+    private var dataByteCount: Int64 = 0
+    private var factFrames: Int64?
+    private var chunks: [WAVChunkInfo] = []
+    private var warnings: [String] = []
+    /// Why the walk ended before the end of the file, to explain a missing fmt or data chunk.
+    private var stopReason: String?
+
+    init(source: some ByteSource) {
+        reader = HeaderReader(source: source, fileSize: source.size)
+    }
+
+    /// Reads the headers and describes the file.
+    consuming func parse() throws(WAVError) -> WAVFile {
+        try readRIFFHeader()
+        try walkChunks()
+        guard let format else {
+            throw WAVError(.missingFormat, "no fmt chunk" + (stopReason.map { " (\($0))" } ?? ""))
+        }
+        guard let dataOffset else {
+            throw WAVError(.missingData, "no data chunk" + (stopReason.map { " (\($0))" } ?? ""))
+        }
+        if isRF64 && ds64 == nil {
+            warnings.insert("\(container.rawValue) file has no ds64 chunk; using its 32-bit sizes", at: 0)
+        }
+        if WAVFile.hasFixedFrames(format) {
+            let partial = dataByteCount % Int64(format.blockAlign)
+            if partial != 0 {
+                warnings.append("dropped a trailing partial frame (\(partial) of \(format.blockAlign) bytes)")
+                dataByteCount -= partial
+            }
+        }
+        return WAVFile(
+            container: container, format: format, dataOffset: dataOffset, dataByteCount: dataByteCount,
+            factFrames: factFrames, chunks: chunks, warnings: warnings, fileSize: fileSize)
+    }
+
+    /// The 12-byte RIFF header: container magic, RIFF size, form type WAVE.
+    private mutating func readRIFFHeader() throws(WAVError) {
+        let head = try reader.bytes(at: 0, count: 12)
+        guard !head.isEmpty else { throw WAVError(.notWAV, "not a WAV file (the file is empty)") }
+        let magics: [(FourCC, WAVContainer)] = [(.riff, .riff), (.rifx, .rifx), (.rf64, .rf64), (.bw64, .bw64)]
+        let magicBytes = Array(head.prefix(4))
+        guard head.count >= 4 else {
+            let isStartOfMagic = magics.contains { Array($0.1.rawValue.utf8.prefix(head.count)) == magicBytes }
+            guard isStartOfMagic else {
+                throw WAVError(.notWAV, "not a WAV file (starts with \(Hex.quoted(magicBytes)))")
+            }
+            throw WAVError(.truncatedHeader, "the file is only \(head.count) bytes; a WAV header needs 12")
+        }
+        guard let match = magics.first(where: { $0.0 == FourCC(head) }) else {
+            throw WAVError(.notWAV, "not a WAV file (starts with \(Hex.quoted(magicBytes)))")
+        }
+        container = match.1
+        guard head.count == 12 else {
+            throw WAVError(
+                .truncatedHeader, "the file is only \(head.count) bytes; the \(container.rawValue) header needs 12")
+        }
+        guard FourCC(head, at: 8) == .wave else {
+            throw WAVError(
+                .notWAV, "\(container.rawValue) file of form type \(Hex.quoted(Array(head[8..<12]))), not WAVE")
+        }
+        byteOrder = container == .rifx ? .big : .little
+        riffSize = UInt64(byteOrder.uint32(head, at: 4))
+    }
+
+    private var isRF64: Bool { container == .rf64 || container == .bw64 }
+
+    /// Visits every top-level chunk from offset 12 to the end of the file.
+    private mutating func walkChunks() throws(WAVError) {
+        var offset: Int64 = 12
+        var previous: WAVChunkInfo?
+        walk: while offset < fileSize {
+            guard chunks.count < Self.maxChunks else {
+                note("stopped reading chunks after \(Self.maxChunks)", warn: true)
+                break
+            }
+            var header = fileSize - offset >= 8 ? try reader.bytes(at: offset, count: 8) : []
+            guard header.count == 8 else {
+                if dataOffset == nil {
+                    stopReason = "the file ends inside a chunk header at offset \(offset)"
+                } else {
+                    warnings.append("ignored \(fileSize - offset) stray bytes at the end of the file")
+                }
+                break
+            }
+            var id = FourCC(header)
+            if let previous, previous.size & 1 == 1, !id.isPrintable {
+                // Some writers leave out the pad byte after an odd-sized chunk; libsndfile reads on regardless.
+                let earlier = try reader.bytes(at: offset - 1, count: 8)
+                if earlier.count == 8, FourCC(earlier).isPrintable {
+                    warnings.append(
+                        "chunk \"\(previous.id)\" at offset \(previous.offset) has odd size \(previous.size) but no"
+                            + " pad byte; reading the next chunk from offset \(offset - 1)")
+                    offset -= 1
+                    header = earlier
+                    id = FourCC(earlier)
+                }
+            }
+            if dataOffset != nil, !id.isPrintable {
+                warnings.append(
+                    "stopped reading chunks at offset \(offset): the bytes after the audio data are not a chunk"
+                        + " (id \(id.display))")
+                break
+            }
+
+            let size32 = byteOrder.uint32(header, at: 4)
+            let body = offset + 8
+            let available = UInt64(fileSize - body)
+            if id == .ds64, isRF64, ds64 == nil, dataOffset == nil {
+                try readDS64(at: body, size: UInt64(size32), available: available)
+            }
+            var size = UInt64(size32)
+            if size32 == 0xFFFF_FFFF, let ds64 {
+                size = id == .data ? ds64.dataSize : ds64.chunkSizes[id] ?? size
+            }
+            let chunk = WAVChunkInfo(id: id.display, offset: offset, size: size)
+            chunks.append(chunk)
+            let fits = size <= available
+
+            switch id {
+            case .fmt:
+                try readFormat(at: body, size: size, available: available, chunkOffset: offset)
+            case .fact where fits && size >= 4 && factFrames == nil:
+                let value = byteOrder.uint32(try reader.bytes(at: body, count: 4), at: 0)
+                factFrames = Int64(value == 0xFFFF_FFFF ? ds64?.sampleCount ?? UInt64(value) : UInt64(value))
+            case .data where dataOffset == nil:
+                dataOffset = body
+                guard try measureData(at: body, size: size, size32: size32, available: available) else { break walk }
+            case .data:
+                warnings.append("ignored a second data chunk at offset \(offset)")
+            case .smpl where fits:
+                try checkSampler(at: body, size: size, chunkOffset: offset)
+            default:
+                break
+            }
+            guard fits else {
+                note(
+                    "chunk \"\(chunk.id)\" at offset \(offset) declares \(size) bytes but only \(available) are left"
+                        + " in the file", warn: dataOffset != nil)
+                break
+            }
+            offset = body + Int64(size) + Int64(size & 1)
+            previous = chunk
+        }
+    }
+
+    /// Records why the walk stopped: a warning once the audio is found, else the reason for the error to come.
+    private mutating func note(_ reason: String, warn: Bool) {
+        if warn { warnings.append(reason) } else { stopReason = reason }
+    }
+
+    private mutating func readFormat(
+        at body: Int64, size: UInt64, available: UInt64, chunkOffset: Int64
+    ) throws(WAVError) {
+        guard format == nil else {
+            warnings.append("ignored a second fmt chunk at offset \(chunkOffset)")
+            return
+        }
+        guard dataOffset == nil else { throw WAVError(.missingFormat, "the fmt chunk comes after the data chunk") }
+        guard size <= available else {
+            throw WAVError(
+                .truncatedHeader, "fmt chunk declares \(size) bytes but only \(available) are left in the file")
+        }
+        let bytes = try reader.bytes(at: body, count: Int(min(size, UInt64(HeaderReader.maxRead))))
+        format = try WAVFormat(fmtChunk: bytes, declaredSize: size, byteOrder: byteOrder, warnings: &warnings)
+    }
+
+    private mutating func readDS64(at body: Int64, size: UInt64, available: UInt64) throws(WAVError) {
+        guard size >= 24, size <= available else {
+            warnings.append("ds64 chunk of \(size) bytes is too short or cut off; ignored")
+            return
+        }
+        let bytes = try reader.bytes(at: body, count: Int(min(size, UInt64(HeaderReader.maxRead))))
+        ds64 = DS64(bytes, byteOrder: byteOrder)
+    }
+
+    /// Warns about a sampler (`smpl`) chunk whose loop table or sampler data does not fit it.
+    ///
+    /// The player ignores loop points, but a broken smpl chunk marks a file other readers reject (jstrait/wavefile
+    /// treats it as invalid), so playing it deserves a word.
+    private mutating func checkSampler(at body: Int64, size: UInt64, chunkOffset: Int64) throws(WAVError) {
+        let header = size >= 36 ? try reader.bytes(at: body, count: 36) : []
+        guard header.count == 36 else {
+            warnings.append(
+                "smpl chunk at offset \(chunkOffset) is \(size) bytes, less than its 36-byte header; ignored")
+            return
+        }
+        let loops = UInt64(byteOrder.uint32(header, at: 28))
+        let samplerData = UInt64(byteOrder.uint32(header, at: 32))
+        if 36 + loops * 24 + samplerData > size {
+            warnings.append(
+                "smpl chunk at offset \(chunkOffset) declares \(loops) loops and \(samplerData) bytes of sampler data,"
+                    + " more than its \(size) bytes; ignored")
+        }
+    }
+
+    /// Decides how many audio bytes the data chunk holds; returns whether the walk should go on past it.
+    ///
+    /// Three kinds of header are not what they say. A size of 0xFFFFFFFF without ds64 means "unknown" (ffmpeg
+    /// writing to a pipe). A size of 0 from a recorder that never came back to fix its header (its RIFF size is
+    /// 0, 0xFFFFFFFF or ends before the audio) means the audio runs to the end of the file, unless a real chunk
+    /// follows (then the data chunk is really empty). A size past the end of the file is clamped.
+    private mutating func measureData(
+        at body: Int64, size: UInt64, size32: UInt32, available: UInt64
+    ) throws(WAVError) -> Bool {
+        var unknownLength: String?
+        if size32 == 0xFFFF_FFFF && ds64 == nil {
+            unknownLength = "data chunk size is 0xFFFFFFFF (length unknown when the header was written)"
+        } else if size == 0, available > 0, try !chunkFollows(at: body) {
+            let riff = (riffSize == 0xFFFF_FFFF ? ds64?.riffSize : nil) ?? riffSize
+            if riff == 0 || riff == 0xFFFF_FFFF || riff <= UInt64(body - 8) {
+                unknownLength = "data chunk size is 0 and the RIFF size is \(riff): the header was never finished"
+            }
+        }
+        if let unknownLength {
+            dataByteCount = Int64(available)
+            warnings.append("\(unknownLength); playing to the end of the file (\(available) bytes)")
+            return false
+        }
+        dataByteCount = Int64(min(size, available))
+        if size > available {
+            warnings.append(
+                "data chunk declares \(size) bytes but only \(available) are in the file; playing \(available)")
+            return false
+        }
+        return true
+    }
+
+    /// Whether a plausible chunk header (printable id, size within the file) starts at `offset`.
+    private mutating func chunkFollows(at offset: Int64) throws(WAVError) -> Bool {
+        guard fileSize - offset >= 8 else { return false }
+        let header = try reader.bytes(at: offset, count: 8)
+        guard header.count == 8, FourCC(header).isPrintable else { return false }
+        return Int64(byteOrder.uint32(header, at: 4)) <= fileSize - offset - 8
+    }
+}
