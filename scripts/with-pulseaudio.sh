@@ -9,7 +9,7 @@ chmod 700 "$work/run"
 export HOME="$work/home" XDG_RUNTIME_DIR="$work/run" XDG_CONFIG_HOME="$work/home/.config"
 export PULSE_SERVER="unix:$work/native" YT_GST_PULSE_SINK=spk
 pulseaudio --daemonize=no --exit-idle-time=-1 --disallow-exit -n --use-pid-file=no \
-  --load="module-null-sink sink_name=spk rate=48000 channels=2" \
+  --load="module-null-sink sink_name=spk rate=48000 channels=2 norewinds=1" \
   --load="module-native-protocol-unix socket=$work/native auth-anonymous=1" \
   --log-target="file:$work/pulseaudio.log" &
 pa=$!
