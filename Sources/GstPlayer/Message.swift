@@ -13,6 +13,8 @@ public enum Message: Sendable {
     case stateChanged(old: State, new: State, pending: State, isPipeline: Bool)
     /// A state change that went `.async` has completed (the pipeline has prerolled or finished seeking).
     case asyncDone
+    /// A segment seek reached its stop position (see `Pipeline.SeekOptions.segment`).
+    case segmentDone
     /// Metadata found in the stream: tag name ("title", "artist", ...) and its values as text.
     case tags([Tag])
     /// An element-specific message, e.g. `level` from the level element or `GstUDPSrcTimeout`.
@@ -71,6 +73,8 @@ public enum Message: Sendable {
                 isPipeline: CGst_message_source_is(msg, pipeline) != 0)
         case GST_MESSAGE_ASYNC_DONE:
             self = .asyncDone
+        case GST_MESSAGE_SEGMENT_DONE:
+            self = .segmentDone
         case GST_MESSAGE_TAG:
             var list: UnsafeMutablePointer<GstTagList>?
             gst_message_parse_tag(msg, &list)

@@ -159,16 +159,32 @@ public final class Pipeline: @unchecked Sendable {
         return ClockTime(nanoseconds: UInt64(value))
     }
 
-    /// Seeks to a time, flushing what is queued so playback continues from there at once.
+    /// How a seek behaves.
+    public struct SeekOptions: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Drop what is queued and continue from the new position at once.
+        public static let flush = SeekOptions(rawValue: GST_SEEK_FLAG_FLUSH.rawValue)
+        /// Land exactly on the time, not on a nearby key unit.
+        public static let accurate = SeekOptions(rawValue: GST_SEEK_FLAG_ACCURATE.rawValue)
+        /// Post `.segmentDone` at the stop position instead of ending the stream (for seamless loops).
+        public static let segment = SeekOptions(rawValue: GST_SEEK_FLAG_SEGMENT.rawValue)
+    }
+
+    /// Seeks to `start` (and plays up to `stop`, when given) at `rate`; rates other than 1 need an element that
+    /// keeps pitch, such as scaletempo, to sound right.
     ///
     /// - Throws: `.unsupported` when the pipeline refuses (for example, a source that cannot seek).
     /// The corresponding C function is `gst_element_seek`.
-    public func seek(to time: ClockTime, rate: Double = 1.0) throws(GstError) {
-        let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_ACCURATE.rawValue)
+    public func seek(
+        to start: ClockTime, stop: ClockTime? = nil, rate: Double = 1.0, options: SeekOptions = [.flush, .accurate]
+    ) throws(GstError) {
         let ok = gst_element_seek(
-            raw, rate, GST_FORMAT_TIME, flags, GST_SEEK_TYPE_SET, gint64(time.nanoseconds), GST_SEEK_TYPE_NONE, -1)
+            raw, rate, GST_FORMAT_TIME, GstSeekFlags(rawValue: options.rawValue), GST_SEEK_TYPE_SET,
+            gint64(start.nanoseconds), stop == nil ? GST_SEEK_TYPE_NONE : GST_SEEK_TYPE_SET,
+            stop.map { gint64($0.nanoseconds) } ?? -1)
         guard ok != 0 else {
-            throw GstError(kind: .unsupported, message: "the pipeline cannot seek to \(time)")
+            throw GstError(kind: .unsupported, message: "the pipeline cannot seek to \(start)")
         }
     }
 

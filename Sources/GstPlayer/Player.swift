@@ -23,6 +23,8 @@ public enum PlayerEvent: Sendable {
     case warning(GstError)
     /// Metadata found in the stream.
     case tags([Message.Tag])
+    /// A segment seek reached its stop position: loop back with another segment seek, or end.
+    case segmentDone
     /// A message the application posted to itself (see `post(_:)`).
     case application(String)
     /// An element message (level meter readings, network timeouts).
@@ -42,28 +44,44 @@ public final class Player {
     public private(set) var pipeline: Pipeline?
     private var source: (any PlayableSource)?
 
-    public init(launch: String, sourceName: String = "src") {
+    /// Sets properties on each new pipeline after parsing (e.g. template values), before it leaves NULL.
+    private let configure: (Pipeline) throws(GstError) -> Void
+
+    public init(
+        launch: String, sourceName: String = "src", configure: @escaping (Pipeline) throws(GstError) -> Void = { _ in }
+    ) {
         Gst.initialize()
         self.launch = launch
         self.sourceName = sourceName
+        self.configure = configure
     }
 
     deinit { stop() }
 
     /// Starts playing `source`, stopping whatever played before.
     ///
+    /// With `start` or `stop`, the pipeline prerolls first and seeks, so not a sample outside them is heard.
     /// Returns once the pipeline is on its way to PLAYING; errors while prerolling arrive as `.error` events.
     /// - Throws: parse errors, a missing appsrc, or a state change the pipeline refused.
-    public func play(_ source: some PlayableSource) throws(GstError) {
-        stop()
+    public func play(_ source: some PlayableSource, from start: ClockTime? = nil, to stop: ClockTime? = nil)
+        throws(GstError)
+    {
+        self.stop()
         let pipeline = try Pipeline(launch: launch)
+        try configure(pipeline)
         try source.attach(to: pipeline.appSource(named: sourceName))
         self.pipeline = pipeline
         self.source = source
         do {
+            if start != nil || stop != nil {
+                try pipeline.setState(.paused)
+                if case .paused = pipeline.state(timeout: .seconds(10)) {
+                    try pipeline.seek(to: start ?? .zero, stop: stop)
+                }
+            }
             try pipeline.setState(.playing)
         } catch {
-            stop()
+            self.stop()
             throw error
         }
     }
@@ -82,9 +100,12 @@ public final class Player {
         self.source = nil
     }
 
-    /// Seeks the current play to `time` (clamped by the source to its length).
-    public func seek(to time: ClockTime) throws(GstError) {
-        try current().seek(to: time)
+    /// Seeks the current play to `time` (clamped by the source to its length), optionally up to `stop`, at `rate`.
+    public func seek(
+        to time: ClockTime, stop: ClockTime? = nil, rate: Double = 1.0,
+        options: Pipeline.SeekOptions = [.flush, .accurate]
+    ) throws(GstError) {
+        try current().seek(to: time, stop: stop, rate: rate, options: options)
     }
 
     /// The playback position, when known.
@@ -104,6 +125,14 @@ public final class Player {
             throw GstError(kind: .notFound, message: "the pipeline has no volume control (add \"volume name=volume\")")
         }
         try element.set("volume", fromString: String(volume))
+    }
+
+    /// Mutes or unmutes through the same control as `setVolume`.
+    public func setMuted(_ muted: Bool) throws(GstError) {
+        guard let element = try current().volumeElement() else {
+            throw GstError(kind: .notFound, message: "the pipeline has no volume control (add \"volume name=volume\")")
+        }
+        try element.set("mute", fromString: muted ? "true" : "false")
     }
 
     /// Posts an application message that comes back as `.application(name)` from `nextEvent`, in order with
@@ -136,6 +165,7 @@ public final class Player {
         case .tags(let tags): return .tags(tags)
         case .application(let structure): return .application(structure.name)
         case .element(let structure): return .element(structure)
+        case .segmentDone: return .segmentDone
         case .asyncDone, .other: return nil
         }
     }

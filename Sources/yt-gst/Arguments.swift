@@ -3,7 +3,12 @@
 /// A usage mistake: printed with the command's help, exit code 64.
 struct UsageError: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    /// Whether the command's help follows the message (not for one-line problems such as a template value).
+    var showsHelp: Bool
+    init(_ message: String, showsHelp: Bool = true) {
+        self.message = message
+        self.showsHelp = showsHelp
+    }
 }
 
 /// One option of a command.
@@ -14,6 +19,8 @@ struct OptionSpec: Sendable {
     var short: Character? = nil
     /// Placeholder for its value ("FRAGMENT"); nil for a flag.
     var valueName: String? = nil
+    /// A flag that may be followed by a number (`--loop`, `--loop 3`, `--loop=3`).
+    var optionalNumber = false
     var help: String
 }
 
@@ -35,7 +42,7 @@ struct CommandSpec: Sendable {
         for option in options + [CommandSpec.helpOption] {
             var left = option.short.map { "-\($0), " } ?? "    "
             left += "--\(option.name)"
-            if let value = option.valueName { left += " \(value)" }
+            if let value = option.valueName { left += option.optionalNumber ? " [\(value)]" : " \(value)" }
             let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + String(repeating: " ", count: 28)
             text += "  \(left)\(pad)\(option.help)\n"
         }
@@ -53,6 +60,24 @@ struct ParsedArguments {
 
     func value(_ name: String) -> String? { values[name]?.last }
 
+    /// An option's value as a number within `range`.
+    func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let number = Double(text), range.contains(number) else {
+            throw UsageError("--\(name) must be a number from \(StatusView.trim(range.lowerBound)) to \(StatusView.trim(range.upperBound)), not \"\(text)\"")
+        }
+        return number
+    }
+
+    /// An option's value as a time ("83.5", "1:23", "1:02:03").
+    func time(_ name: String) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let seconds = TimeText.seconds(text) else {
+            throw UsageError("--\(name) must be a time such as 83.5, 1:23 or 1:02:03, not \"\(text)\"")
+        }
+        return seconds
+    }
+
     /// An option's value as an integer within `range`.
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
@@ -67,9 +92,9 @@ extension CommandSpec {
     /// Parses `arguments` (after the command name): `--name value`, `--name=value`, `-x`, `--` ends options.
     func parse(_ arguments: some Sequence<String>) throws(UsageError) -> ParsedArguments {
         var result = ParsedArguments()
-        var iterator = arguments.makeIterator()
+        var remaining = Array(arguments)[...]
         var onlyOperands = false
-        while let argument = iterator.next() {
+        while let argument = remaining.popFirst() {
             if onlyOperands || argument == "-" || !argument.hasPrefix("-") {
                 result.operands.append(argument)
                 continue
@@ -93,11 +118,17 @@ extension CommandSpec {
             guard let option = all.first(where: { $0.name == name || (name.count == 1 && $0.short == name.first) }) else {
                 throw UsageError("unknown option \(argument)")
             }
-            if option.valueName == nil {
+            if option.optionalNumber {
+                result.flags.insert(option.name)
+                if let value = inlineValue ?? remaining.first.flatMap({ Int($0) != nil ? $0 : nil }) {
+                    if inlineValue == nil { remaining.removeFirst() }
+                    result.values[option.name, default: []].append(value)
+                }
+            } else if option.valueName == nil {
                 guard inlineValue == nil else { throw UsageError("--\(option.name) takes no value") }
                 result.flags.insert(option.name)
             } else {
-                guard let value = inlineValue ?? iterator.next() else {
+                guard let value = inlineValue ?? remaining.popFirst() else {
                     throw UsageError("--\(option.name) needs a value (\(option.valueName!))")
                 }
                 result.values[option.name, default: []].append(value)

@@ -14,6 +14,7 @@ enum Tool {
     static let commands: [Command] = [
         Command(spec: PlayCommand.spec, run: { arguments throws(UsageError) in try PlayCommand(arguments).run() }),
         Command(spec: InfoCommand.spec, run: { arguments throws(UsageError) in try InfoCommand(arguments).run() }),
+        Command(spec: PipelinesCommand.spec, run: { arguments throws(UsageError) in try PipelinesCommand(arguments).run() }),
     ]
 
     static var help: String {
@@ -77,7 +78,7 @@ enum Tool {
             }
             return try command.run(parsed)
         } catch {
-            Terminal.error("Error: \(error.message)\n\n" + command.spec.help)
+            Terminal.error(error.showsHelp ? "Error: \(error.message)\n\n" + command.spec.help : "yt-gst: \(error.message)")
             return .usage
         }
     }

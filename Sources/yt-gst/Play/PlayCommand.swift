@@ -1,0 +1,171 @@
+// yt-gst — `yt-gst play`: options, then a playback session over the expanded playlist.
+import AppSrcFeeder
+import GstPlayer
+
+struct PlayCommand {
+    static let spec = CommandSpec(
+        name: "play", abstract: "Play WAV files, directories and playlists.", operands: "FILE|DIR|PLAYLIST...",
+        options: [
+            OptionSpec(name: "sink", valueName: "NAME|FRAGMENT", help: "Play into this template or launch fragment instead of the default output."),
+            OptionSpec(name: "pipeline", valueName: "NAME|LAUNCH", help: "Use this template or whole launch string; it must contain \"appsrc name=src\"."),
+            OptionSpec(name: "set", valueName: "KEY=VALUE", help: "Fill a template placeholder ${KEY} (repeatable); set as a property, never pasted."),
+            OptionSpec(name: "start", valueName: "TIME", help: "Start each file at TIME (83.5, 1:23, 1:02:03)."),
+            OptionSpec(name: "end", valueName: "TIME", help: "End each file at TIME."),
+            OptionSpec(name: "volume", valueName: "X", help: "Volume, 0.0 to 1.5 (1.0 = unchanged)."),
+            OptionSpec(name: "mute", help: "Start muted."),
+            OptionSpec(name: "rate", valueName: "X", help: "Playback rate, 0.25 to 4, pitch kept (scaletempo)."),
+            OptionSpec(name: "shuffle", help: "Play the list in random order."),
+            OptionSpec(name: "loop", valueName: "N", optionalNumber: true, help: "Repeat the whole list (N times; forever without N)."),
+            OptionSpec(name: "loop-file", help: "Repeat each file until skipped with n (or quit)."),
+            OptionSpec(name: "chunk-ms", valueName: "N", help: "Milliseconds of audio per pushed buffer (default 200)."),
+            OptionSpec(name: "buffers", valueName: "N", help: "Buffers queued in the appsrc (default 3)."),
+            OptionSpec(name: "status", valueName: "MODE", help: "Status output: auto (a line on a terminal), json (a JSON object per line), none."),
+            OptionSpec(name: "no-interactive", help: "Ignore the keyboard even on a terminal."),
+            OptionSpec(name: "quiet", short: "q", help: "No status line, tags or warnings; errors only."),
+            OptionSpec(name: "verbose", short: "v", help: "Show GStreamer's debug details with errors and warnings."),
+        ],
+        discussion: """
+            Arguments may be WAV files, directories (searched recursively for .wav/.wave/.bwf/.rf64/.w64, in natural
+            order) and m3u, m3u8 or pls playlists (relative paths are resolved against the playlist). A file that fails
+            is reported and the rest play; the exit code is then 1.
+
+            The default pipeline is the "default" template:
+              appsrc name=src ! audioconvert ! audioresample ! autoaudiosink
+            Templates are listed by `yt-gst pipelines`. Volume, rate and level-meter elements are added after the appsrc
+            only when the keyboard, --volume, --mute, --rate or the status line need them, so that otherwise every
+            sample reaches the sink exactly as stored.
+
+            \(Keys.help)
+
+            EXAMPLES:
+              yt-gst play song.wav
+              yt-gst play ~/Music/album/ --shuffle --loop
+              yt-gst play party.m3u --status json
+              yt-gst play song.wav --start 1:00 --end 1:30 --rate 1.25
+              yt-gst play song.wav --sink 'wavenc ! filesink location=copy.wav'
+              yt-gst play song.wav --pipeline wav-file --set location='my song!.wav'
+              yt-gst play song.wav --sink pulse --set device=alsa_output.usb-headset
+            """)
+
+    enum StatusMode: String { case auto, json, none }
+
+    var arguments: [String]
+    var pipeline: String?
+    var sink: String?
+    var settings: [String]
+    var chunkMilliseconds: Int
+    var buffers: Int
+    var start: Double?
+    var end: Double?
+    var volume: Double?
+    var muted: Bool
+    var rate: Double
+    var shuffle: Bool
+    /// nil: play once; 0: forever; N: N times.
+    var loopCount: Int?
+    var loopFile: Bool
+    var status: StatusMode
+    var interactive: Bool
+    var quiet: Bool
+    var verbose: Bool
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard !parsed.operands.isEmpty else { throw UsageError("no file given") }
+        arguments = parsed.operands
+        pipeline = parsed.value("pipeline")
+        sink = parsed.value("sink")
+        if sink != nil && pipeline != nil { throw UsageError("use --sink or --pipeline, not both") }
+        if let sink, sink.allSatisfy(\.isWhitespace) { throw UsageError("--sink needs a template name or launch fragment") }
+        settings = parsed.values["set"] ?? []
+        chunkMilliseconds = try parsed.integer("chunk-ms", in: 1...10_000) ?? WAVFeeder.defaultChunkMilliseconds
+        buffers = try parsed.integer("buffers", in: 1...64) ?? WAVFeeder.defaultBuffers
+        start = try parsed.time("start")
+        end = try parsed.time("end")
+        if let start, let end, end <= start { throw UsageError("--end must come after --start") }
+        volume = try parsed.number("volume", in: 0...1.5)
+        muted = parsed.flags.contains("mute")
+        rate = try parsed.number("rate", in: 0.25...4) ?? 1
+        shuffle = parsed.flags.contains("shuffle")
+        loopCount = parsed.flags.contains("loop") ? (try parsed.integer("loop", in: 1...1_000_000) ?? 0) : nil
+        loopFile = parsed.flags.contains("loop-file")
+        guard let mode = StatusMode(rawValue: parsed.value("status") ?? "auto") else {
+            throw UsageError("--status must be auto, json or none")
+        }
+        status = mode
+        interactive = !parsed.flags.contains("no-interactive")
+        quiet = parsed.flags.contains("quiet")
+        verbose = parsed.flags.contains("verbose")
+    }
+
+    func run() throws(UsageError) -> ExitCode {
+        Gst.initialize()
+        Interrupts.install()
+        let resolved = try PipelineChoice.resolve(
+            pipeline: pipeline, sink: sink, settings: settings, library: .standard)
+        let (files, warnings) = Playlist.expand(arguments)
+        if !quiet { for warning in warnings { Terminal.error("yt-gst: warning: \(warning)") } }
+        guard !files.isEmpty else {
+            Terminal.error("yt-gst: nothing to play in \(arguments.joined(separator: " "))")
+            return .failure
+        }
+        let keyboard = interactive && Terminal.stdoutIsTerminal ? KeyboardInput() : nil
+        let showsStatusLine = status == .auto && Terminal.stdoutIsTerminal && !quiet
+        let processing = Processing(
+            volume: keyboard != nil || volume != nil || muted, tempo: keyboard != nil || rate != 1,
+            level: showsStatusLine || status == .json)
+        let launch = processing.inserted(into: resolved.launch)
+        if let problem = Self.problem(with: launch, properties: resolved.properties) {
+            keyboard?.restore()
+            Terminal.error("yt-gst: \(problem.message)")
+            return problem.code
+        }
+        if launch.contains("autoaudiosink") && Gst.audioOutputs().isEmpty {
+            keyboard?.restore()
+            Terminal.error(
+                "yt-gst: no audio output available (no PulseAudio server or sound card found); "
+                    + "choose another with --sink, e.g. --sink null")
+            return .failure
+        }
+        let session = PlaybackSession(
+            command: self, files: files, launch: launch, properties: resolved.properties, keyboard: keyboard,
+            statusLine: showsStatusLine)
+        return session.run()
+    }
+
+    /// Parses the pipeline once before any file, so a bad string is one error, not one per file.
+    static func problem(with launch: String, properties: [ResolvedPipeline.Property]) -> (message: String, code: ExitCode)? {
+        do {
+            let pipeline = try Pipeline(launch: launch)
+            _ = try pipeline.appSource(named: "src")
+            try PlaybackSession.apply(properties, to: pipeline)
+            return nil
+        } catch {
+            switch error.kind {
+            case .notFound where error.message.contains("appsrc"):
+                return ("the pipeline must contain an element \"appsrc name=src\": \(launch)", .usage)
+            case .notFound, .invalidValue: return ("bad pipeline: \(error.message)", .usage)
+            case .missingElement: return (MissingPlugin.describe(error), .failure)
+            default: return ("bad pipeline: \(error.message): \(launch)", .usage)
+            }
+        }
+    }
+}
+
+/// Elements the player adds after the appsrc when something needs them: a volume control, scaletempo for rates
+/// with pitch kept, and a level meter. Without them the samples reach the sink untouched.
+struct Processing: Equatable {
+    var volume: Bool
+    var tempo: Bool
+    var level: Bool
+
+    func inserted(into launch: String) -> String {
+        let tokens = LaunchTokens.split(launch)
+        var elements: [String] = []
+        if tempo && !tokens.contains("scaletempo") { elements += ["scaletempo", "audioconvert"] }
+        if volume && !tokens.contains("name=volume") { elements.append("volume name=volume") }
+        if level && !tokens.contains("name=level") { elements.append("level name=level interval=100000000") }
+        guard !elements.isEmpty else { return launch }
+        let fragment = "audioconvert ! " + elements.joined(separator: " ! ") + " ! audioconvert"
+        return LaunchTokens.inserting(fragment, afterElementNamed: "src", in: launch) ?? launch
+    }
+}

@@ -1,0 +1,91 @@
+// yt-gst — from --pipeline / --sink / --set to one launch string and the properties to set after parsing.
+import GstPlayer
+
+/// A pipeline ready to build: launch text without placeholders, and the values to set on its elements.
+struct ResolvedPipeline: Equatable {
+    struct Property: Equatable {
+        var element: String
+        var property: String
+        var value: String
+    }
+
+    var launch: String
+    var properties: [Property]
+    /// "template wav-file (built-in)" or "launch string", for messages.
+    var origin: String
+}
+
+enum PipelineChoice {
+    /// What --sink composes with: the conversion the default pipeline does before its sink.
+    static let sinkPrefix = "appsrc name=src ! audioconvert ! audioresample ! "
+
+    /// Resolves the options of `play`.
+    ///
+    /// `--pipeline NAME` or a launch string; `--sink NAME` (a template: used whole when it has an appsrc, else as a
+    /// sink fragment) or a fragment; neither: the `default` template. `--set key=value` fills placeholders.
+    static func resolve(pipeline: String?, sink: String?, settings: [String], library: TemplateLibrary)
+        throws(UsageError) -> ResolvedPipeline
+    {
+        var values: [String: String] = [:]
+        for setting in settings {
+            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
+                throw UsageError("--set needs KEY=VALUE, not \"\(setting)\"", showsHelp: false)
+            }
+            values[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
+        }
+        let template: PipelineTemplate
+        if let pipeline {
+            if let named = library.template(named: pipeline) {
+                template = named
+            } else if looksLikeName(pipeline) {
+                throw UsageError("no pipeline template named \"\(pipeline)\" (yt-gst pipelines lists them)", showsHelp: false)
+            } else {
+                template = PipelineTemplate(name: "", contents: pipeline, origin: "--pipeline")
+            }
+        } else if let sink {
+            if let named = library.template(named: sink) {
+                template = named.text.contains("appsrc")
+                    ? named : PipelineTemplate(name: named.name, contents: sinkPrefix + named.text, origin: named.origin)
+            } else if looksLikeName(sink) && !Gst.hasElement(sink) {
+                throw UsageError("no sink template or element named \"\(sink)\" (yt-gst pipelines lists templates)", showsHelp: false)
+            } else {
+                template = PipelineTemplate(name: "", contents: sinkPrefix + sink, origin: "--sink")
+            }
+        } else {
+            guard let named = library.template(named: "default") else {
+                throw UsageError("no \"default\" pipeline template found", showsHelp: false)
+            }
+            template = named
+        }
+        return try instantiate(template, values: values)
+    }
+
+    /// Fills a template's placeholders from `values`.
+    static func instantiate(_ template: PipelineTemplate, values: [String: String]) throws(UsageError)
+        -> ResolvedPipeline
+    {
+        let (launch, slots) = template.split()
+        let known = Set(slots.flatMap { Placeholder.scan($0.valueTemplate).map(\.key) })
+        let label = template.name.isEmpty ? template.origin : "template \"\(template.name)\""
+        for key in values.keys.sorted() where !known.contains(key) {
+            let offered = known.sorted().map { "${\($0)}" }.joined(separator: ", ")
+            throw UsageError("--set \(key): \(label) has no ${\(key)}" + (offered.isEmpty ? "" : " (it has \(offered))"), showsHelp: false)
+        }
+        var properties: [ResolvedPipeline.Property] = []
+        for slot in slots {
+            do {
+                guard let value = try Placeholder.fill(slot.valueTemplate, with: values) else { continue }
+                properties.append(.init(element: slot.element, property: slot.property, value: value))
+            } catch {
+                throw UsageError("\(label) needs a value for ${\(error.key)}: add --set \(error.key)=VALUE", showsHelp: false)
+            }
+        }
+        let origin = template.name.isEmpty ? template.origin : "template \"\(template.name)\" (\(template.origin))"
+        return ResolvedPipeline(launch: launch, properties: properties, origin: origin)
+    }
+
+    /// One word without spaces, `!` or `=`: a template name rather than launch text.
+    private static func looksLikeName(_ text: String) -> Bool {
+        !text.isEmpty && !text.contains(where: { $0 == " " || $0 == "!" || $0 == "=" || $0 == "\t" })
+    }
+}

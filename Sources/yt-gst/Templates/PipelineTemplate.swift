@@ -1,0 +1,133 @@
+// yt-gst — a named pipeline template: a description line, a launch string, and ${placeholders} for user values.
+
+/// A `pipelines/NAME.pipeline` file.
+///
+/// The first line is `# description`; the rest is gst-launch syntax in which property values may hold
+/// placeholders: `${key}` (required), `${key:-default}`, `${key:-}` (optional: the property keeps its own default
+/// when no value is given). Values are never pasted into the launch text: the placeholders are taken out before
+/// parsing and their values set as element properties afterwards, so any character arrives unchanged.
+struct PipelineTemplate: Equatable {
+    var name: String
+    var description: String
+    /// The launch string with its placeholders.
+    var text: String
+    /// Where it came from: a file path or "built-in".
+    var origin: String
+
+    init(name: String, contents: String, origin: String) {
+        self.name = name
+        self.origin = origin
+        var lines = contents.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let first = lines.first, first.hasPrefix("#") {
+            description = String(first.dropFirst()).trimmingWhitespace
+            lines.removeFirst()
+        } else {
+            description = ""
+        }
+        text = lines.filter { !$0.hasPrefix("#") }.joined(separator: " ").trimmingWhitespace
+    }
+
+    /// A property to set after parsing: element name, property, value template (e.g. "srt://${host}:${port:-7001}").
+    struct Slot: Equatable {
+        var element: String
+        var property: String
+        var valueTemplate: String
+    }
+
+    /// The launch text without placeholders (elements that hold one are named so they can be found), and the slots.
+    func split() -> (launch: String, slots: [Slot]) {
+        var tokens = LaunchTokens.split(text)
+        var slots: [Slot] = []
+        var elementStart: Int?
+        var index = 0
+        var generated = 0
+        while index < tokens.count {
+            switch LaunchTokens.kind(of: tokens[index]) {
+            case .link, .caps, .padReference:
+                elementStart = nil
+            case .factory:
+                elementStart = index
+            case .property(let property, let value):
+                guard value.contains("${"), let start = elementStart else { break }
+                var elementName = LaunchTokens.nameProperty(in: tokens, element: start)
+                if elementName == nil {
+                    generated += 1
+                    elementName = "yt-gst-slot\(generated)"
+                    tokens.insert("name=\(elementName!)", at: start + 1)
+                    index += 1
+                }
+                slots.append(Slot(element: elementName!, property: property, valueTemplate: value))
+                tokens.remove(at: index)
+                continue
+            }
+            index += 1
+        }
+        return (tokens.joined(separator: " "), slots)
+    }
+
+    /// The keys this template takes, with their defaults (nil = required, "" = optional).
+    var placeholders: [(key: String, fallback: String?)] {
+        var seen: [(String, String?)] = []
+        for slot in split().slots {
+            for (key, fallback) in Placeholder.scan(slot.valueTemplate) where !seen.contains(where: { $0.0 == key }) {
+                seen.append((key, fallback))
+            }
+        }
+        return seen
+    }
+}
+
+/// `${key}`, `${key:-default}` inside a value.
+enum Placeholder {
+    /// Every placeholder in `text`, in order.
+    static func scan(_ text: String) -> [(key: String, fallback: String?)] {
+        var result: [(String, String?)] = []
+        var rest = Substring(text)
+        while let open = rest.firstRange(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
+            let body = rest[open.upperBound..<close]
+            if let dash = body.firstRange(of: ":-") {
+                result.append((String(body[..<dash.lowerBound]), String(body[dash.upperBound...])))
+            } else {
+                result.append((String(body), nil))
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return result
+    }
+
+    /// `text` with every placeholder replaced; nil when an optional one has no value (leave the property alone).
+    /// - Throws: the key of a required placeholder that has no value.
+    static func fill(_ text: String, with values: [String: String]) throws(MissingValue) -> String? {
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.firstRange(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
+            out += rest[..<open.lowerBound]
+            let body = rest[open.upperBound..<close]
+            let key = body.firstRange(of: ":-").map { String(body[..<$0.lowerBound]) } ?? String(body)
+            let fallback = body.firstRange(of: ":-").map { String(body[$0.upperBound...]) }
+            if let value = values[key] {
+                out += value
+            } else if let fallback, !fallback.isEmpty {
+                out += fallback
+            } else if fallback != nil {
+                return nil
+            } else {
+                throw MissingValue(key: key)
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    struct MissingValue: Error { var key: String }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}
