@@ -26,6 +26,7 @@ let package = Package(
         .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "TestSupport"]),
         .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
+        .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-pulseaudio gstreamer1.0-alsa
 )
 if [ "${1:-build}" = test ]; then
-  packages+=(pulseaudio pulseaudio-utils sox iproute2 procps)
+  packages+=(pulseaudio pulseaudio-utils sox iproute2 procps nftables iputils-ping)
 fi
 missing=()
 for p in "${packages[@]}"; do

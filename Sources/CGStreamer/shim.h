@@ -49,4 +49,7 @@ static inline const gchar *CGst_value_string(const GValue *value) {
     return G_VALUE_HOLDS_STRING(value) ? g_value_get_string(value) : NULL;
 }
 
+/// G_TYPE_STRING is a function-like macro (network: text fields of application messages).
+static inline GType CGst_type_string(void) { return G_TYPE_STRING; }
+
 #endif

@@ -15,6 +15,8 @@ enum Tool {
         Command(spec: PlayCommand.spec, run: { arguments throws(UsageError) in try PlayCommand(arguments).run() }),
         Command(spec: InfoCommand.spec, run: { arguments throws(UsageError) in try InfoCommand(arguments).run() }),
         Command(spec: PipelinesCommand.spec, run: { arguments throws(UsageError) in try PipelinesCommand(arguments).run() }),
+        Command(spec: StreamCommand.spec, run: { arguments throws(UsageError) in try StreamCommand(arguments).run() }),
+        Command(spec: ReceiveCommand.spec, run: { arguments throws(UsageError) in try ReceiveCommand(arguments).run() }),
     ]
 
     static var help: String {
@@ -42,6 +44,7 @@ enum Tool {
               yt-gst play song.wav
               yt-gst play a.wav b.wav --sink 'wavenc ! filesink location=out.wav'
               yt-gst info --json song.wav
+              yt-gst stream song.wav --to rtp://192.168.1.20:5004      (and on that machine: yt-gst receive rtp://@:5004)
             """
         return text
     }

@@ -1,0 +1,77 @@
+// yt-gst — element signals the network commands need: rtpbin's payload types and BYEs, srtsink's callers.
+internal import CGStreamer
+
+/// Caps by RTP payload type, kept alive by the signal handler that answers rtpbin's request-pt-map.
+private final class PayloadTable: Sendable {
+    let caps: [Int: String]
+    init(_ caps: [Int: String]) { self.caps = caps }
+}
+
+/// Signature of rtpbin's "request-pt-map" handler.
+private typealias PayloadMapHandler =
+    @convention(c) (UnsafeMutableRawPointer?, guint, guint, UnsafeMutableRawPointer?) -> UnsafeMutablePointer<GstCaps>?
+/// Signature of rtpbin's "on-bye-ssrc" handler.
+private typealias ByeHandler = @convention(c) (UnsafeMutableRawPointer?, guint, guint, UnsafeMutableRawPointer?) -> Void
+/// Signature of srtsink's and srtsrc's "caller-added" handler.
+private typealias CallerHandler =
+    @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+
+extension Element {
+    /// Answers an rtpbin's requests for the caps of a payload type from `table` (payload type → caps text,
+    /// e.g. 10 → "application/x-rtp,media=audio,clock-rate=44100,encoding-name=L16,channels=2"). Packets of a
+    /// payload type that is not in the table are dropped by rtpbin.
+    ///
+    /// The corresponding C function is `g_signal_connect_data` with rtpbin's "request-pt-map".
+    public func answerPayloadTypeRequests(from table: [Int: String]) {
+        let handler: PayloadMapHandler = { _, _, pt, context in
+            guard let context else { return nil }
+            let table = Unmanaged<PayloadTable>.fromOpaque(context).takeUnretainedValue()
+            guard let text = table.caps[Int(pt)] else { return nil }
+            return gst_caps_from_string(text)  // transfer full: the signal's return value takes it
+        }
+        let context = Unmanaged.passRetained(PayloadTable(table)).toOpaque()
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(raw), "request-pt-map", unsafeBitCast(handler, to: GCallback.self), context,
+            { context, _ in
+                guard let context else { return }
+                Unmanaged<PayloadTable>.fromOpaque(context).release()
+            }, GConnectFlags(rawValue: 0))
+    }
+
+    /// Posts an application message named `name` on the bus each time an rtpbin receives an RTCP BYE
+    /// (a sender has finished), so the one loop reading the bus can end the stream.
+    ///
+    /// The corresponding C function is `g_signal_connect_data` with rtpbin's "on-bye-ssrc".
+    public func postApplicationMessageOnBye(named name: String) {
+        let handler: ByeHandler = { element, _, _, context in
+            guard let element, let context else { return }
+            Element.postApplicationMessage(from: element, named: context.assumingMemoryBound(to: CChar.self))
+        }
+        let context = UnsafeMutableRawPointer(g_strdup(name))
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(raw), "on-bye-ssrc", unsafeBitCast(handler, to: GCallback.self), context,
+            { context, _ in g_free(context) }, GConnectFlags(rawValue: 0))
+    }
+
+    /// Posts an application message named `name` on the bus when an SRT listener (srtsink or srtsrc) accepts
+    /// a caller.
+    ///
+    /// The corresponding C function is `g_signal_connect_data` with the "caller-added" signal.
+    public func postApplicationMessageOnCallerAdded(named name: String) {
+        let handler: CallerHandler = { element, _, _, context in
+            guard let element, let context else { return }
+            Element.postApplicationMessage(from: element, named: context.assumingMemoryBound(to: CChar.self))
+        }
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(raw), "caller-added", unsafeBitCast(handler, to: GCallback.self),
+            UnsafeMutableRawPointer(g_strdup(name)), { context, _ in g_free(context) }, GConnectFlags(rawValue: 0))
+    }
+
+    /// Posts an empty application message from `element` (called on the thread that emits a signal).
+    static func postApplicationMessage(from element: UnsafeMutableRawPointer, named name: UnsafePointer<CChar>) {
+        guard let structure = gst_structure_new_empty(name),
+            let message = gst_message_new_application(CGst_object(element), structure)
+        else { return }
+        _ = gst_element_post_message(element.assumingMemoryBound(to: GstElement.self), message)  // takes it
+    }
+}

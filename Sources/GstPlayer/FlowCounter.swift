@@ -1,0 +1,85 @@
+// yt-gst — counting the buffers that pass a pad: how much arrived, how long it plays, whether data still flows.
+internal import CGStreamer
+import Synchronization
+
+/// What has passed one pad so far: buffers, bytes, and the stream time they cover.
+///
+/// Updated from the streaming thread by a pad probe, read from any thread.
+public final class FlowCounter: Sendable {
+    private let counts = Mutex(Snapshot())
+
+    /// The counts at one moment.
+    public struct Snapshot: Sendable, Equatable {
+        public var buffers = 0
+        public var bytes = 0
+        /// Sum of the buffers' durations (the audio that passed, for raw audio).
+        public var duration = ClockTime.zero
+
+        public init() {}
+    }
+
+    public init() {}
+
+    public var snapshot: Snapshot { counts.withLock { $0 } }
+
+    /// Adds one buffer; its duration is the buffer's own or, for raw audio without one, its size in time.
+    func add(_ buffer: UnsafeMutablePointer<GstBuffer>, bytesPerSecond: Int?) {
+        let bytes = Int(gst_buffer_get_size(buffer))
+        var duration: UInt64? = nil
+        if CGst_buffer_duration(buffer) != CGst_clock_time_none() {
+            duration = UInt64(CGst_buffer_duration(buffer))
+        } else if let bytesPerSecond {
+            duration = UInt64(bytes) * 1_000_000_000 / UInt64(bytesPerSecond)
+        }
+        counts.withLock {
+            $0.buffers += 1
+            $0.bytes += bytes
+            if let duration { $0.duration.nanoseconds += duration }
+        }
+    }
+}
+
+extension Element {
+    /// Counts every buffer that passes the pad of this name, from now on.
+    ///
+    /// - Returns: the counter, or nil when the element has no such pad.
+    /// - Note: the probe stays for the pad's lifetime and releases the counter with it.
+    /// The corresponding C function is `gst_pad_add_probe` with `GST_PAD_PROBE_TYPE_BUFFER`.
+    public func countFlow(onPad padName: String) -> FlowCounter? {
+        guard let pad = gst_element_get_static_pad(raw, padName) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let counter = FlowCounter()
+        let context = Unmanaged.passRetained(counter).toOpaque()
+        let types = GstPadProbeType(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        gst_pad_add_probe(
+            pad, types,
+            { pad, info, context in
+                guard let pad, let info, let context else { return GST_PAD_PROBE_OK }
+                let counter = Unmanaged<FlowCounter>.fromOpaque(context).takeUnretainedValue()
+                let bytesPerSecond = Element.rawAudioBytesPerSecond(pad)
+                if let buffer = gst_pad_probe_info_get_buffer(info) {
+                    counter.add(buffer, bytesPerSecond: bytesPerSecond)
+                } else if let list = gst_pad_probe_info_get_buffer_list(info) {
+                    for index in 0..<gst_buffer_list_length(list) {
+                        guard let buffer = gst_buffer_list_get(list, index) else { continue }
+                        counter.add(buffer, bytesPerSecond: bytesPerSecond)
+                    }
+                }
+                return GST_PAD_PROBE_OK
+            }, context,
+            { context in
+                guard let context else { return }
+                Unmanaged<FlowCounter>.fromOpaque(context).release()
+            })
+        return counter
+    }
+
+    /// Bytes per second of the raw audio on the pad (from its current caps), or nil for anything else.
+    static func rawAudioBytesPerSecond(_ pad: UnsafeMutablePointer<GstPad>) -> Int? {
+        guard let caps = gst_pad_get_current_caps(pad) else { return nil }
+        defer { gst_caps_unref(caps) }
+        var info = GstAudioInfo()
+        guard gst_audio_info_from_caps(&info, caps) != 0, info.bpf > 0, info.rate > 0 else { return nil }
+        return Int(info.bpf) * Int(info.rate)
+    }
+}

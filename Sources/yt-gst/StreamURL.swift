@@ -1,0 +1,231 @@
+// yt-gst — the network addresses of `stream` and `receive`: rtp://, srt:// and SDP files.
+
+/// Where `stream` sends to or `receive` listens on.
+enum StreamURL: Equatable, CustomStringConvertible {
+    case rtp(RTPEndpoint)
+    case srt(SRTEndpoint)
+    /// An SDP file that describes an RTP stream (receive only).
+    case sdp(path: String)
+
+    /// Parses a URL as typed by a user.
+    ///
+    /// - Throws: a `UsageError` that names the problem ("port must be 1-65534", "unknown scheme").
+    init(parsing text: String) throws(UsageError) {
+        if text.hasPrefix("sdp:") {
+            let path = String(text.dropFirst(4))
+            guard !path.isEmpty else { throw UsageError("\(text): sdp: needs a file path, e.g. sdp:stream.sdp") }
+            self = .sdp(path: path)
+            return
+        }
+        if !text.contains("://") && text.lowercased().hasSuffix(".sdp") {
+            self = .sdp(path: text)
+            return
+        }
+        guard let schemeEnd = text.firstRange(of: "://") else {
+            throw UsageError("\(text): not a URL (expected rtp://HOST:PORT, srt://HOST:PORT or an .sdp file)")
+        }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        var rest = Substring(text[schemeEnd.upperBound...])
+        var query: [String: String] = [:]
+        if let mark = rest.firstIndex(of: "?") {
+            query = try StreamURL.parseQuery(rest[rest.index(after: mark)...], in: text)
+            rest = rest[..<mark]
+        }
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        switch scheme {
+        case "rtp":
+            guard query.isEmpty else {
+                throw UsageError("\(text): rtp:// URLs take no ?options (use --iface and --ttl)")
+            }
+            var listen = false
+            if rest.hasPrefix("@") {
+                listen = true
+                rest = rest.dropFirst()
+            }
+            let (host, port) = try StreamURL.hostAndPort(rest, in: text, maxPort: 65_534)
+            guard listen || host != nil else {
+                throw UsageError("\(text): no host (send with rtp://HOST:PORT, listen with rtp://@:PORT)")
+            }
+            self = .rtp(RTPEndpoint(host: host, port: port, listen: listen))
+        case "srt":
+            let (host, port) = try StreamURL.hostAndPort(rest, in: text, maxPort: 65_535)
+            self = .srt(try SRTEndpoint(host: host, port: port, query: query, in: text))
+        default:
+            throw UsageError("\(text): unknown scheme \"\(scheme)\" (use rtp://, srt:// or an .sdp file)")
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .rtp(let endpoint): endpoint.description
+        case .srt(let endpoint): endpoint.description
+        case .sdp(let path): "sdp:\(path)"
+        }
+    }
+
+    /// "HOST:PORT", "[v6]:PORT" or ":PORT" (no host).
+    static func hostAndPort(_ text: Substring, in url: String, maxPort: Int) throws(UsageError) -> (String?, Int) {
+        var host: Substring
+        var portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { throw UsageError("\(url): unclosed [ in the address") }
+            host = text[text.index(after: text.startIndex)..<close]
+            let after = text[text.index(after: close)...]
+            guard after.hasPrefix(":") else { throw UsageError("\(url): no port (expected [ADDRESS]:PORT)") }
+            portText = after.dropFirst()
+        } else {
+            guard let colon = text.lastIndex(of: ":") else {
+                throw UsageError("\(url): no port (expected HOST:PORT)")
+            }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+            if host.contains(":") { throw UsageError("\(url): write IPv6 addresses in brackets, e.g. [ff02::1]:5004") }
+        }
+        guard let port = Int(portText), (1...maxPort).contains(port) else {
+            throw UsageError("\(url): port must be a number from 1 to \(maxPort), not \"\(portText)\"")
+        }
+        if host.contains(where: { $0 == "/" || $0 == "@" || $0 == " " }) {
+            throw UsageError("\(url): \"\(host)\" is not a host name or address")
+        }
+        return (host.isEmpty ? nil : String(host), port)
+    }
+
+    /// "a=1&b=2", percent-decoded; a repeated or empty key is an error.
+    static func parseQuery(_ text: Substring, in url: String) throws(UsageError) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = try percentDecoded(parts[0], in: url)
+            let value = parts.count > 1 ? try percentDecoded(parts[1], in: url) : ""
+            guard !key.isEmpty else { throw UsageError("\(url): empty option name") }
+            guard result[key] == nil else { throw UsageError("\(url): option \"\(key)\" given twice") }
+            result[key] = value
+        }
+        return result
+    }
+
+    static func percentDecoded(_ text: Substring, in url: String) throws(UsageError) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    throw UsageError("\(url): bad %-escape")
+                }
+                bytes.append(high << 4 | low)
+            } else if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else { throw UsageError("\(url): not UTF-8") }
+        return decoded
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// An RTP address: a unicast host or multicast group and the RTP port (RTCP uses the next one).
+struct RTPEndpoint: Equatable, CustomStringConvertible {
+    /// Host name or address; nil means every local address (`rtp://@:PORT`).
+    var host: String?
+    var port: Int
+    /// Written with `@`: the address to listen on rather than to send to.
+    var listen: Bool
+
+    var rtcpPort: Int { port + 1 }
+
+    /// 224.0.0.0/4 or ff00::/8.
+    var isMulticast: Bool { host.map(RTPEndpoint.isMulticastAddress) ?? false }
+
+    var isIPv6: Bool { host?.contains(":") ?? false }
+
+    static func isMulticastAddress(_ host: String) -> Bool {
+        if host.contains(":") { return host.lowercased().hasPrefix("ff") }
+        let parts = host.split(separator: ".")
+        guard parts.count == 4, let first = Int(parts[0]), parts.allSatisfy({ Int($0).map { (0...255).contains($0) } ?? false })
+        else { return false }
+        return (224...239).contains(first)
+    }
+
+    var description: String {
+        let address = host.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""
+        return "rtp://\(listen ? "@" : "")\(address):\(port)"
+    }
+}
+
+/// An SRT address: a caller connects to HOST:PORT, a listener waits on :PORT; with optional AES encryption.
+struct SRTEndpoint: Equatable, CustomStringConvertible {
+    enum Mode: String, Equatable { case caller, listener }
+
+    var host: String?
+    var port: Int
+    var mode: Mode
+    var passphrase: String?
+    /// AES key length in bytes: 16, 24 or 32 (with a passphrase; libsrt's default is 16).
+    var keyLength: Int?
+    /// SRT's own latency in milliseconds (its receive buffer), when given in the URL.
+    var latency: Int?
+
+    init(host: String?, port: Int, mode: Mode? = nil, passphrase: String? = nil, keyLength: Int? = nil, latency: Int? = nil) {
+        self.host = host
+        self.port = port
+        self.mode = mode ?? (host == nil ? .listener : .caller)
+        self.passphrase = passphrase
+        self.keyLength = keyLength
+        self.latency = latency
+    }
+
+    init(host: String?, port: Int, query: [String: String], in url: String) throws(UsageError) {
+        var mode: Mode? = nil
+        if let text = query["mode"] {
+            guard let parsed = Mode(rawValue: text) else { throw UsageError("\(url): mode must be caller or listener") }
+            mode = parsed
+        }
+        if mode == .caller && host == nil { throw UsageError("\(url): a caller needs a host (srt://HOST:PORT)") }
+        var keyLength: Int? = nil
+        if let text = query["pbkeylen"] {
+            guard let value = Int(text), [16, 24, 32].contains(value) else {
+                throw UsageError("\(url): pbkeylen must be 16, 24 or 32 (bytes of AES key), not \"\(text)\"")
+            }
+            keyLength = value
+        }
+        let passphrase = query["passphrase"]
+        if let passphrase, !(10...79).contains(passphrase.utf8.count) {
+            throw UsageError("\(url): an SRT passphrase must be 10 to 79 characters long")
+        }
+        if keyLength != nil && passphrase == nil { throw UsageError("\(url): pbkeylen needs a passphrase") }
+        var latency: Int? = nil
+        if let text = query["latency"] {
+            guard let value = Int(text), (0...60_000).contains(value) else {
+                throw UsageError("\(url): latency must be milliseconds from 0 to 60000, not \"\(text)\"")
+            }
+            latency = value
+        }
+        let known: Set = ["mode", "passphrase", "pbkeylen", "latency"]
+        if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
+            throw UsageError("\(url): unknown option \"\(unknown)\" (known: mode, passphrase, pbkeylen, latency)")
+        }
+        self.init(host: host, port: port, mode: mode, passphrase: passphrase, keyLength: keyLength, latency: latency)
+    }
+
+    /// The URI for srtsrc/srtsink, without secrets (they are set as properties).
+    var elementURI: String {
+        let address = host.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""
+        return "srt://\(address):\(port)?mode=\(mode.rawValue)"
+    }
+
+    /// For messages: the address without the passphrase.
+    var description: String {
+        let address = host.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""
+        return "srt://\(address):\(port)"
+    }
+}

@@ -1,0 +1,176 @@
+// yt-gst — hosts for network tests: Linux network namespaces joined by a bridge, with private addresses.
+//
+// Every lab has a unique name prefix ("ytn<pid>l<n>"); `close()` (or deinit) kills the processes it started, by
+// PID, and deletes its namespaces (which removes the veths and the bridge). `removeStale()` deletes namespaces
+// left by test processes that no longer run. Needs root, iproute2 and (for loss) nftables.
+import Foundation
+
+public struct NetworkLabError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// One host of a lab: a network namespace with `eth0` on the lab's bridge.
+public struct LabHost: Sendable {
+    public let name: String
+    public let namespace: String
+    /// Its address in the lab's /24.
+    public let address: String
+}
+
+public final class NetworkLab: @unchecked Sendable {
+    /// Every lab of this test process shares this start; a counter makes each lab's prefix unique.
+    public static let namePrefix = "ytn"
+    nonisolated(unsafe) private static var counter = 0
+    private static let lock = NSLock()
+
+    public let prefix: String
+    /// The /24 the hosts live in, e.g. "10.77.0".
+    public let subnet: String
+    public private(set) var hosts: [String: LabHost] = [:]
+    private var namespaces: [String] = []
+    private var processes: [Launched] = []
+    private var closed = false
+
+    public static var ipPath: String {
+        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+    }
+
+    /// Whether labs can be made here: root and the `ip` tool.
+    public static var available: Bool {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: ipPath)
+    }
+
+    /// Creates a bridge namespace and one namespace per host name, with addresses `subnet.2`, `subnet.3`, ...
+    public init(hosts names: [String], subnet: String = "10.77.0") throws {
+        NetworkLab.lock.lock()
+        NetworkLab.counter += 1
+        prefix = "\(NetworkLab.namePrefix)\(getpid())l\(NetworkLab.counter)"
+        NetworkLab.lock.unlock()
+        self.subnet = subnet
+        do {
+            let bridge = prefix + "br"
+            try addNamespace(bridge)
+            try ip(["-n", bridge, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0"])
+            try ip(["-n", bridge, "link", "set", "br0", "up"])
+            for (index, name) in names.enumerated() {
+                let namespace = prefix + name
+                let address = "\(subnet).\(index + 2)"
+                try addNamespace(namespace)
+                try ip(["-n", bridge, "link", "add", "p\(index)", "type", "veth", "peer", "name", "eth0", "netns", namespace])
+                try ip(["-n", bridge, "link", "set", "p\(index)", "master", "br0", "up"])
+                try ip(["-n", namespace, "addr", "add", "\(address)/24", "dev", "eth0"])
+                try ip(["-n", namespace, "link", "set", "eth0", "up"])
+                try ip(["-n", namespace, "link", "set", "lo", "up"])
+                try ip(["-n", namespace, "route", "add", "224.0.0.0/4", "dev", "eth0"])
+                hosts[name] = LabHost(name: name, namespace: namespace, address: address)
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    public func host(_ name: String) -> LabHost { hosts[name]! }
+
+    /// Kills every process started in the lab that still runs (by PID) and deletes the namespaces.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        for process in processes where process.process.isRunning { process.signal(SIGKILL) }
+        for process in processes { process.process.waitUntilExit() }
+        for namespace in namespaces.reversed() { _ = try? Run.run(NetworkLab.ipPath, ["netns", "del", namespace], timeout: 10) }
+    }
+
+    /// Deletes namespaces of earlier test processes (prefix "ytn<pid>") whose process is gone.
+    public static func removeStale() {
+        guard available, let list = try? Run.run(ipPath, ["netns", "list"], timeout: 10) else { return }
+        for line in list.stdout.split(separator: "\n") {
+            let name = String(line.split(separator: " ").first ?? "")
+            guard name.hasPrefix(namePrefix) else { continue }
+            let digits = name.dropFirst(namePrefix.count).prefix(while: \.isNumber)
+            guard let pid = Int32(digits), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { _ = try? Run.run(ipPath, ["netns", "del", name], timeout: 10) }
+        }
+    }
+
+    /// Starts `executable` inside `host` (`ip netns exec` execs it, so the PID is the program's).
+    public func launch(in host: LabHost, _ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Launched {
+        let launched = try Run.launch(NetworkLab.ipPath, ["netns", "exec", host.namespace, executable] + arguments, environment: environment)
+        processes.append(launched)
+        return launched
+    }
+
+    /// Runs `executable` inside `host` to completion (or `timeout` seconds, then kills it).
+    public func run(in host: LabHost, _ executable: String, _ arguments: [String], timeout: Double = 30) throws -> RunResult {
+        try launch(in: host, executable, arguments).wait(timeout: timeout)
+    }
+
+    // MARK: Faults and measurements
+
+    /// Drops `percent` % of incoming UDP packets to `port` at random, with nftables in `host`'s namespace.
+    public func dropIncoming(percent: Int, udpPort port: Int, in host: LabHost) throws {
+        let nft = ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
+        for command in [
+            ["add", "table", "inet", "ytloss"],
+            ["add", "chain", "inet", "ytloss", "input", "{", "type", "filter", "hook", "input", "priority", "0", ";", "}"],
+            ["add", "rule", "inet", "ytloss", "input", "udp", "dport", "\(port)", "numgen", "random", "mod", "100", "<", "\(percent)",
+             "counter", "drop"],
+        ] {
+            let r = try run(in: host, nft, command, timeout: 10)
+            guard r.status == 0 else { throw NetworkLabError(description: "nft \(command.joined(separator: " ")): \(r.stderr)") }
+        }
+    }
+
+    /// Packets the `dropIncoming` rule has dropped so far.
+    public func droppedPackets(in host: LabHost) throws -> Int {
+        let nft = ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
+        let r = try run(in: host, nft, ["list", "chain", "inet", "ytloss", "input"], timeout: 10)
+        guard let range = r.stdout.range(of: "counter packets ") else {
+            throw NetworkLabError(description: "no counter in: \(r.stdout) \(r.stderr)")
+        }
+        return Int(r.stdout[range.upperBound...].prefix(while: \.isNumber)) ?? 0
+    }
+
+    /// Bytes received on `host`'s eth0 so far (all protocols, with headers).
+    public func receivedBytes(in host: LabHost) throws -> Int {
+        let r = try run(in: host, "/bin/cat", ["/sys/class/net/eth0/statistics/rx_bytes"], timeout: 10)
+        guard let bytes = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw NetworkLabError(description: "rx_bytes: \(r.stdout) \(r.stderr)")
+        }
+        return bytes
+    }
+
+    /// Runs `body` with the calling thread inside `host`'s network namespace (sockets made there stay there),
+    /// then moves the thread back.
+    public func withNamespace<R>(of host: LabHost, _ body: () throws -> R) throws -> R {
+        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setns") else {
+            throw NetworkLabError(description: "no setns in libc")
+        }
+        let setns = unsafeBitCast(symbol, to: SetNS.self)
+        let cloneNewNet: Int32 = 0x4000_0000
+        let original = open("/proc/thread-self/ns/net", O_RDONLY)
+        guard original >= 0 else { throw NetworkLabError(description: "cannot open own namespace") }
+        defer { Glibc.close(original) }
+        let target = open("/run/netns/\(host.namespace)", O_RDONLY)
+        guard target >= 0 else { throw NetworkLabError(description: "cannot open namespace \(host.namespace)") }
+        defer { Glibc.close(target) }
+        guard setns(target, cloneNewNet) == 0 else { throw NetworkLabError(description: "setns: \(errno)") }
+        defer { _ = setns(original, cloneNewNet) }
+        return try body()
+    }
+
+    private func addNamespace(_ name: String) throws {
+        try ip(["netns", "add", name])
+        namespaces.append(name)
+    }
+
+    private func ip(_ arguments: [String]) throws {
+        let r = try Run.run(NetworkLab.ipPath, arguments, timeout: 10)
+        guard r.status == 0 else {
+            throw NetworkLabError(description: "ip \(arguments.joined(separator: " ")): \(r.stderr)")
+        }
+    }
+}
