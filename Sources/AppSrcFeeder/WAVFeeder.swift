@@ -4,10 +4,13 @@ import Synchronization
 
 /// Feeds a WAV file to an appsrc, one chunk per need-data, the way the iOS player refilled its AudioQueue buffers.
 ///
-/// Chunks are `chunkMilliseconds` of whole frames read with `pread` straight into GStreamer buffers; the appsrc
-/// queue holds `buffers` chunks (max-bytes) and asks for more as each one empties. Timestamps, durations and
-/// offsets come from the frame index, so nothing accumulates. After the last chunk the stream ends; a seek moves
-/// the next chunk to the frame at the seek time.
+/// Chunks are `chunkMilliseconds` of whole units (frames for PCM, float, A-law and mu-law; whole codec blocks for
+/// ADPCM and GSM; bytes of the stream for MP3 and the like, which a parser frames) read with `pread` straight into
+/// GStreamer buffers; the appsrc queue holds `buffers` chunks (max-bytes) and asks for more as each one empties.
+/// Timestamps, durations and offsets come from the unit index (`PacketPlan`), so nothing accumulates. After the last
+/// chunk the stream ends; a seek moves the next chunk to the unit at the seek time. Compressed data goes out with
+/// the caps GStreamer's own RIFF code gives it, so the pipeline needs a decoder (`needsDecoder`,
+/// `Launch.insertingDecoder`); INFO tags go out as a tag event ahead of the first buffer.
 public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     /// Chunking used when the caller sets none: 0.2 s chunks, 3 queued, as in the iOS original.
     public static let defaultChunkMilliseconds = 200
@@ -15,25 +18,29 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
 
     public let file: WAVFile
     public let displayName: String
-    /// Frames per chunk (the last chunk may be shorter).
-    public let chunkFrames: Int64
+    /// How the data is cut into buffers and timed.
+    public let plan: PacketPlan
+    /// Units per chunk (frames for PCM; the last chunk may be shorter).
+    public var chunkFrames: Int64 { plan.chunkUnits }
     /// Chunks the appsrc queues before it reports enough data.
     public let buffers: Int
     private let source: any ByteSource
     private let progress = Mutex(Progress())
 
     private struct Progress {
-        /// The next frame to push.
+        /// The next unit (frame, block or byte) to push.
         var nextFrame: Int64 = 0
         /// End of stream was signalled for the current segment.
         var ended = false
         /// The appsrc reported its queue full: stop pushing until the next need-data.
         var full = false
+        /// The file's tags have gone out (once, before the first buffer).
+        var tagsSent = false
     }
 
     /// Opens `path` and prepares to feed it.
     ///
-    /// - Throws: `WAVError` when the file cannot be read, is not a WAV, or holds a codec that needs decoding.
+    /// - Throws: `WAVError` when the file cannot be read, is not a WAV, or holds a codec no installed decoder takes.
     public convenience init(
         path: String, chunkMilliseconds: Int = defaultChunkMilliseconds, buffers: Int = defaultBuffers
     ) throws(WAVError) {
@@ -46,46 +53,80 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         file: WAVFile, source: any ByteSource, name: String, chunkMilliseconds: Int = defaultChunkMilliseconds,
         buffers: Int = defaultBuffers
     ) throws(WAVError) {
-        try file.requirePlayableRaw()
-        guard file.format.feedLayout != nil else {
+        if file.format.needsDecoder {
+            guard let caps = file.format.codecCaps else {
+                throw WAVError(
+                    .unsupportedCodec, "unsupported codec: \(file.codecDescription); GStreamer has no caps for it",
+                    formatTag: file.format.effectiveTag)
+            }
+            guard Gst.hasDecoder(forCaps: caps) else {
+                throw WAVError(
+                    .unsupportedCodec,
+                    "unsupported codec: \(file.codecDescription); no installed GStreamer decoder takes"
+                        + " \(file.format.codecMediaType ?? caps)",
+                    formatTag: file.format.effectiveTag)
+            }
+        } else if file.format.feedLayout == nil {
             throw WAVError(
                 .invalidFormat,
                 "no raw audio layout for \(file.format.validBits)-bit samples in \(file.format.bytesPerSample)-byte containers")
         }
         precondition(chunkMilliseconds > 0 && buffers > 0, "chunk length and buffer count must be positive")
+        guard let plan = PacketPlan(file: file, chunkMilliseconds: chunkMilliseconds) else {
+            throw WAVError(.unsupportedCodec, "unsupported codec: \(file.codecDescription)", formatTag: file.format.effectiveTag)
+        }
         self.file = file
         self.source = source
         self.displayName = name
-        self.chunkFrames = max(1, Int64(file.format.sampleRate) * Int64(chunkMilliseconds) / 1000)
+        self.plan = plan
         self.buffers = buffers
     }
+
+    /// Whether the pipeline needs a decoder after the appsrc: true for anything but PCM and float.
+    ///
+    /// Put one in with `Launch.insertingDecoder(afterSource:in:)`; PCM keeps its bit-exact path without it.
+    public var needsDecoder: Bool { file.format.needsDecoder }
+
+    /// The caps the appsrc gets: raw audio, or the codec's caps.
+    public var caps: String? { file.format.rawCaps ?? file.format.codecCaps }
 
     /// Bytes in one full chunk as pushed.
     public var chunkBytes: Int { Int(chunkFrames) * pushedFrameBytes }
 
-    /// Bytes of one frame in the pushed buffers (the stored frame, unless the samples are widened).
+    /// Bytes of one unit in the pushed buffers (as stored, unless PCM samples are widened).
     private var pushedFrameBytes: Int {
-        guard let (pushed, stored) = file.format.feedLayout?.bytesPerSample else { return file.format.blockAlign }
+        guard let (pushed, stored) = file.format.feedLayout?.bytesPerSample else { return plan.unitBytes }
         return file.format.blockAlign / stored * pushed
     }
 
     // MARK: PlayableSource
 
     public func attach(to appSource: AppSource) throws(GstError) {
-        guard let caps = file.format.rawCaps else {
-            throw GstError(kind: .invalidValue, message: "no raw audio format for \(file.format.formatName)")
+        guard let caps else {
+            throw GstError(kind: .invalidValue, message: "no GStreamer caps for \(file.format.formatName)")
         }
+        let frames = file.frameCount
         try appSource.configure(
             caps: caps, streamType: .seekable, maxBytes: chunkBytes * buffers,
             refillPercent: 100 - 100 / buffers,
-            duration: ClockTime(frames: file.frameCount, rate: file.format.sampleRate))
+            duration: frames > 0 ? ClockTime(frames: frames, rate: file.format.sampleRate) : nil)
         appSource.setDelegate(self)
     }
 
     // MARK: AppSourceDelegate (streaming thread)
 
     public func appSourceNeedsData(_ appSource: AppSource, length: Int?) {
-        progress.withLock { $0.full = false }
+        let sendTags = progress.withLock { state in
+            state.full = false
+            defer { state.tagsSent = true }
+            return !state.tagsSent
+        }
+        if sendTags {
+            // From the streaming thread, before the first buffer: appsrc pushes the event ahead of it. (Sent before
+            // the pipeline starts, the event would be dropped by the flushing seek a seekable appsrc does at start.)
+            let tags = file.metadata.gstreamerTags
+            if !tags.isEmpty { appSource.pushTags(tags.map { Message.Tag(name: $0.name, value: $0.value) }) }
+        }
         for _ in 0..<buffers {
             guard let frames = claimNextChunk() else {
                 appSource.endOfStream()
@@ -102,30 +143,29 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     }
 
     public func appSource(_ appSource: AppSource, seekTo time: ClockTime) -> Bool {
-        let frame = min(time.frames(rate: file.format.sampleRate), file.frameCount)
-        progress.withLock { $0 = Progress(nextFrame: frame) }
+        let unit = plan.unit(atNanoseconds: time.nanoseconds)
+        progress.withLock { $0 = Progress(nextFrame: unit, tagsSent: $0.tagsSent) }
         return true
     }
 
     /// Takes the next chunk's frame range, or nil (once) when the stream should end.
     private func claimNextChunk() -> Range<Int64>? {
         progress.withLock { state in
-            guard state.nextFrame < file.frameCount else {
+            guard state.nextFrame < plan.totalUnits else {
                 if state.ended { return nil }
                 state.ended = true
                 return nil
             }
             let start = state.nextFrame
-            state.nextFrame = min(start + chunkFrames, file.frameCount)
+            state.nextFrame = min(start + plan.chunkUnits, plan.totalUnits)
             return start..<state.nextFrame
         }
     }
 
     /// Reads `frames` into a new buffer and pushes it. Returns false when feeding should stop for now.
     private func pushChunk(_ frames: Range<Int64>, to appSource: AppSource) -> Bool {
-        let blockAlign = file.format.blockAlign
         let frameBytes = pushedFrameBytes
-        let offset = file.dataOffset + frames.lowerBound * Int64(blockAlign)
+        let offset = file.dataOffset + frames.lowerBound * Int64(plan.unitBytes)
         do {
             var delivered = frames
             let result = try appSource.push(capacity: frames.count * frameBytes) { (buffer) throws(WAVError) -> Int in
@@ -133,12 +173,15 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
                 return read * frameBytes
             } timing: { written in
                 delivered = frames.lowerBound..<(frames.lowerBound + Int64(written / frameBytes))
-                return BufferTiming(frames: delivered, rate: file.format.sampleRate)
+                let timing = plan.timing(units: delivered)
+                return BufferTiming(
+                    pts: ClockTime(nanoseconds: timing.pts ?? .max), duration: ClockTime(nanoseconds: timing.duration ?? .max),
+                    offset: timing.offset, offsetEnd: timing.offsetEnd)
             }
             if delivered.count < frames.count {
                 // The file shrank while playing: what was there has been pushed; end here.
                 progress.withLock {
-                    $0.nextFrame = file.frameCount
+                    $0.nextFrame = plan.totalUnits
                     $0.ended = true
                 }
                 appSource.endOfStream()
@@ -151,9 +194,9 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         }
     }
 
-    /// Reads up to `count` whole frames at `offset` into `buffer` in the pushed layout; returns the frames read.
+    /// Reads up to `count` whole units at `offset` into `buffer` in the pushed layout; returns the units read.
     private func readFrames(at offset: Int64, count: Int, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
-        let blockAlign = file.format.blockAlign
+        let blockAlign = plan.unitBytes
         guard case .widenedToFloat64(let width)? = file.format.feedLayout else {
             return try source.read(at: offset, into: buffer) / blockAlign
         }

@@ -24,7 +24,7 @@ extension ByteSource {
     /// Keeps reading after a short read until a read returns 0, so a source that does not loop itself (a test
     /// double, a pipe-like source) cannot make a header look truncated. Callers bound `count` themselves: a size
     /// declared in a file must never reach here unclamped.
-    func bytes(at offset: Int64, count: Int) throws(WAVError) -> [UInt8] {
+    public func bytes(at offset: Int64, count: Int) throws(WAVError) -> [UInt8] {
         guard count > 0, offset >= 0 else { return [] }
         var result = [UInt8](repeating: 0, count: count)
         var filled = 0

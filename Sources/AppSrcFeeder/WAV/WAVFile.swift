@@ -22,14 +22,35 @@ public struct WAVFile: Sendable {
     public let warnings: [String]
     /// The file's size when it was parsed.
     public let fileSize: Int64
+    /// LIST/INFO tags, bext, cue points with their labels, smpl loops and inst, as far as the file has them.
+    public let metadata: WAVMetadata
 
     /// Sample frames in `dataByteCount`.
     ///
-    /// For compressed formats other than A-law and mu-law this is `factFrames`, or 0 when the file has no fact
-    /// chunk (unknown without decoding).
+    /// PCM, float, A-law and mu-law: bytes / block align. Block codecs whose block size fixes the samples per block
+    /// (IMA and MS ADPCM, GSM): the `fact` count (the exact length) when the blocks can hold it, else blocks ×
+    /// samples per block (what a decoder puts out).
+    /// Other codecs: the `fact` count, else an estimate from the average byte rate (0 when there is none).
     public var frameCount: Int64 {
-        if format.encoding == .compressed && !Self.hasFixedFrames(format) { return factFrames ?? 0 }
-        return dataByteCount / Int64(format.blockAlign)
+        switch format.packetization {
+        case .frames:
+            return dataByteCount / Int64(format.blockAlign)
+        case .blocks(let framesPerBlock?):
+            let capacity = dataByteCount / Int64(format.blockAlign) * Int64(framesPerBlock)
+            if let factFrames, factFrames > 0, factFrames <= capacity { return factFrames }
+            return capacity
+        case .blocks(nil), .stream:
+            if let factFrames, factFrames > 0 { return factFrames }
+            return estimatedFrames
+        }
+    }
+
+    /// Frames estimated from the byte count and nAvgBytesPerSec (exact for constant bit rates); 0 without a rate.
+    var estimatedFrames: Int64 {
+        guard format.averageBytesPerSecond > 0 else { return 0 }
+        let (product, overflow) = dataByteCount.multipliedReportingOverflow(by: Int64(format.sampleRate))
+        if !overflow { return product / Int64(format.averageBytesPerSecond) }
+        return Int64(min(Double(dataByteCount) / Double(format.averageBytesPerSecond) * Double(format.sampleRate), 0x1p62))
     }
 
     /// `frameCount` at the sample rate; 0 when the frame count is unknown.
@@ -58,26 +79,23 @@ public struct WAVFile: Sendable {
     ///   "unsupported codec: format tag 0x0011 (IMA ADPCM)".
     public func requirePlayableRaw() throws(WAVError) {
         guard format.encoding == .compressed else { return }
-        let tag = format.effectiveTag
-        let what: String
-        if format.formatTag != 0xFFFE {
-            what = "format tag \(Hex.tag(tag)) (\(format.formatName))"
-        } else if tag == 0xFFFE {
-            what = "extensible, \(format.formatName)"
-        } else {
-            what = "extensible sub-format \(Hex.tag(tag)) (\(format.formatName))"
-        }
-        throw WAVError(.unsupportedCodec, "unsupported codec: \(what)", formatTag: tag)
+        throw WAVError(.unsupportedCodec, "unsupported codec: \(codecDescription)", formatTag: format.effectiveTag)
     }
 
-    /// A-law and mu-law store one byte per sample, so frames follow from bytes as for PCM.
-    static func hasFixedFrames(_ format: WAVFormat) -> Bool {
-        format.encoding != .compressed || format.effectiveTag == 0x0006 || format.effectiveTag == 0x0007
+    /// The codec in one phrase for messages: "format tag 0x0011 (IMA ADPCM)", "extensible sub-format 0x0055 (...)".
+    public var codecDescription: String {
+        let tag = format.effectiveTag
+        if format.formatTag != 0xFFFE { return "format tag \(Hex.tag(tag)) (\(format.formatName))" }
+        if tag == 0xFFFE { return "extensible, \(format.formatName)" }
+        return "extensible sub-format \(Hex.tag(tag)) (\(format.formatName))"
     }
+
+    /// PCM, float, A-law and mu-law store whole frames of `blockAlign` bytes, so frames follow from bytes.
+    static func hasFixedFrames(_ format: WAVFormat) -> Bool { format.packetization == .frames }
 
     init(
         container: WAVContainer, format: WAVFormat, dataOffset: Int64, dataByteCount: Int64, factFrames: Int64?,
-        chunks: [WAVChunkInfo], warnings: [String], fileSize: Int64
+        chunks: [WAVChunkInfo], warnings: [String], fileSize: Int64, metadata: WAVMetadata = WAVMetadata()
     ) {
         self.container = container
         self.format = format
@@ -87,5 +105,6 @@ public struct WAVFile: Sendable {
         self.chunks = chunks
         self.warnings = warnings
         self.fileSize = fileSize
+        self.metadata = metadata
     }
 }

@@ -19,6 +19,7 @@ extension WAVFormat {
         let tag = byteOrder.uint16(body, at: 0)
         let channels = Int(byteOrder.uint16(body, at: 2))
         let sampleRate = Int(byteOrder.uint32(body, at: 4))
+        let averageBytesPerSecond = Int(byteOrder.uint32(body, at: 8))
         let blockAlign = Int(byteOrder.uint16(body, at: 12))
         let headerBits = Int(byteOrder.uint16(body, at: 14))
         guard channels >= 1 else { throw WAVError(.invalidFormat, "channel count is 0") }
@@ -70,12 +71,29 @@ extension WAVFormat {
                 encoding: encoding, tag: tag, channels: channels, blockAlign: blockAlign, headerBits: headerBits,
                 validBitsField: extensible?.validBits, warnings: &warnings)
         }
+        var frameBytes = blockAlign
+        if effectiveTag == 0x0006 || effectiveTag == 0x0007, blockAlign != channels {
+            // One byte per sample whatever the header says (riff-media fixes the same fields the same way).
+            warnings.append(
+                "\(effectiveTag == 6 ? "A-law" : "mu-law") block align is \(blockAlign) for \(channels) channels;"
+                    + " using \(channels)")
+            frameBytes = channels
+            container = 8
+            validBits = 8
+        }
         self.init(
             formatTag: tag, subFormatTag: extensible?.subTag, subFormatGUID: extensible?.guid, encoding: encoding,
             byteOrder: byteOrder, channels: channels, sampleRate: sampleRate, bitsPerSample: container,
-            validBits: validBits, blockAlign: blockAlign,
+            validBits: validBits, blockAlign: frameBytes,
             channelMask: extensible.flatMap { $0.mask == 0 ? nil : $0.mask }
         )
+        self.averageBytesPerSecond = averageBytesPerSecond
+        if encoding == .compressed, let extensionSize {
+            // The codec's own bytes: after cbSize, or after the 22-byte extension of an extensible fmt.
+            let start = tag == 0xFFFE ? 40 : 18
+            let end = min(18 + extensionSize, body.count)
+            if end > start { extraData = Array(body[start..<end]) }
+        }
     }
 
     /// The container and valid bits of a PCM or float sample, validated.

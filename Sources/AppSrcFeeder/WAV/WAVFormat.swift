@@ -23,6 +23,8 @@ public enum WAVContainer: String, Sendable, Equatable {
     case rifx = "RIFX"
     case rf64 = "RF64"
     case bw64 = "BW64"
+    /// Sony Wave64: GUID chunk ids, 64-bit sizes that include the 24-byte chunk header, 8-byte alignment.
+    case wave64 = "Wave64"
 }
 
 /// The audio format from a WAV's `fmt ` chunk.
@@ -54,6 +56,13 @@ public struct WAVFormat: Sendable, Equatable {
     public var blockAlign: Int
     /// dwChannelMask for extensible files; nil when the file gives none (or 0).
     public var channelMask: UInt32?
+    /// nAvgBytesPerSec as stored: the only clock a byte-stream codec (MP3, AAC, ...) has in a WAV.
+    public var averageBytesPerSecond: Int = 0
+    /// The codec-specific bytes after cbSize (after the 22-byte extension for extensible files), at most 64 KiB.
+    ///
+    /// IMA ADPCM and GSM keep wSamplesPerBlock here, MS ADPCM its coefficients, MP3 its MPEGLAYER3WAVEFORMAT fields;
+    /// they travel to the decoder as `codec_data`, as GStreamer's wavparse sends them.
+    public var extraData: [UInt8] = []
 
     public init(
         formatTag: UInt16, subFormatTag: UInt16? = nil, subFormatGUID: String? = nil, encoding: SampleEncoding,
@@ -109,14 +118,41 @@ public enum FormatTag {
         case 0x0003: "IEEE float"
         case 0x0006: "A-law"
         case 0x0007: "mu-law"
+        case 0x0004: "VSELP"
+        case 0x0005: "IBM CVSD"
+        case 0x000A: "WMA Speech"
+        case 0x0010: "OKI ADPCM"
         case 0x0011: "IMA ADPCM"
+        case 0x0014: "G.723 ADPCM"
+        case 0x0022: "DSP Group TrueSpeech"
         case 0x0031: "GSM 6.10"
+        case 0x0032: "MSN Audio (GSM 6.10)"
+        case 0x0040: "G.721 ADPCM"
+        case 0x0045: "G.726 ADPCM"
         case 0x0050: "MPEG"
         case 0x0055: "MPEG Layer 3"
+        case 0x0057: "AMR-NB"
+        case 0x0058: "AMR-WB"
+        case 0x0061: "IMA DK4 ADPCM"
+        case 0x0062: "IMA DK3 ADPCM"
+        case 0x0064: "G.726 ADPCM (APICOM)"
+        case 0x0065: "G.722 ADPCM (APICOM)"
+        case 0x0069: "IMA ADPCM (Voxware byte aligned)"
+        case 0x0070...0x0079, 0x0081: "Voxware"
+        case 0x0092: "AC-3 SPDIF"
         case 0x00FF: "AAC"
+        case 0x0160: "WMA 1"
+        case 0x0161: "WMA 2"
+        case 0x0162: "WMA Pro"
+        case 0x0163: "WMA Lossless"
+        case 0x0270: "Sony ATRAC3"
+        case 0x028E: "Siren"
+        case 0x028F: "G.722.1"
         case 0x1610: "HE-AAC"
         case 0x2000: "AC-3"
         case 0x2001: "DTS"
+        case 0x4143, 0x706D: "AAC"
+        case 0x674F, 0x6750, 0x6751, 0x676F, 0x6770, 0x6771: "Vorbis"
         case 0xFFFE: "extensible"
         case 0xFFFF: "experimental"
         default: "unknown"

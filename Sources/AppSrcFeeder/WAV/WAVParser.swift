@@ -7,6 +7,8 @@
 /// allocation; the walk is bounded to `maxChunks` chunks.
 struct WAVParser {
     static let maxChunks = 10_000
+    /// Chunks in a row whose ids are not text, after which the walk decides it is reading garbage, not chunks.
+    static let maxGarbageChunks = 16
 
     private var reader: HeaderReader
     private var fileSize: Int64 { reader.fileSize }
@@ -19,6 +21,7 @@ struct WAVParser {
     private var dataByteCount: Int64 = 0
     private var factFrames: Int64?
     private var chunks: [WAVChunkInfo] = []
+    private var metadata = WAVMetadata()
     private var warnings: [String] = []
     /// Why the walk ended before the end of the file, to explain a missing fmt or data chunk.
     private var stopReason: String?
@@ -46,16 +49,27 @@ struct WAVParser {
                 warnings.append("dropped a trailing partial frame (\(partial) of \(format.blockAlign) bytes)")
                 dataByteCount -= partial
             }
+        } else if case .blocks = format.packetization, dataByteCount % Int64(format.blockAlign) != 0 {
+            let partial = dataByteCount % Int64(format.blockAlign)
+            warnings.append("dropped a trailing partial block (\(partial) of \(format.blockAlign) bytes)")
+            dataByteCount -= partial
+        }
+        if dataByteCount == 0, !warnings.contains(where: { $0.hasPrefix("data chunk") }) {
+            warnings.append("the data chunk holds no audio")
         }
         return WAVFile(
             container: container, format: format, dataOffset: dataOffset, dataByteCount: dataByteCount,
-            factFrames: factFrames, chunks: chunks, warnings: warnings, fileSize: fileSize)
+            factFrames: factFrames, chunks: chunks, warnings: warnings, fileSize: fileSize, metadata: metadata)
     }
 
     /// The 12-byte RIFF header: container magic, RIFF size, form type WAVE.
     private mutating func readRIFFHeader() throws(WAVError) {
         let head = try reader.bytes(at: 0, count: 12)
         guard !head.isEmpty else { throw WAVError(.notWAV, "not a WAV file (the file is empty)") }
+        if head.count >= 4, FourCC(head) == FourCC("riff") {
+            try readWave64Header()
+            return
+        }
         let magics: [(FourCC, WAVContainer)] = [(.riff, .riff), (.rifx, .rifx), (.rf64, .rf64), (.bw64, .bw64)]
         let magicBytes = Array(head.prefix(4))
         guard head.count >= 4 else {
@@ -82,18 +96,38 @@ struct WAVParser {
     }
 
     private var isRF64: Bool { container == .rf64 || container == .bw64 }
+    private var isWave64: Bool { container == .wave64 }
+
+    /// The 40-byte Sony Wave64 header: the `riff` GUID, a 64-bit size, the `wave` GUID.
+    private mutating func readWave64Header() throws(WAVError) {
+        let head = try reader.bytes(at: 0, count: 40)
+        guard head.count >= 16, Wave64.fourCC(head, at: 0) == FourCC("riff") else {
+            throw WAVError(.notWAV, "not a WAV file (starts with \(Hex.quoted(Array(head.prefix(4)))))")
+        }
+        container = .wave64
+        guard head.count == 40 else {
+            throw WAVError(.truncatedHeader, "the file is only \(head.count) bytes; the Wave64 header needs 40")
+        }
+        guard Wave64.fourCC(head, at: 24) == FourCC("wave") else {
+            throw WAVError(.notWAV, "Wave64 file of form type {\(Wave64.guidText(head, at: 24))}, not WAVE")
+        }
+        byteOrder = .little
+        riffSize = byteOrder.uint64(head, at: 16)
+    }
 
     /// Visits every top-level chunk from offset 12 to the end of the file.
     private mutating func walkChunks() throws(WAVError) {
-        var offset: Int64 = 12
+        var offset: Int64 = isWave64 ? 40 : 12
+        let headerSize: Int64 = isWave64 ? 24 : 8
         var previous: WAVChunkInfo?
+        var garbage = 0
         walk: while offset < fileSize {
             guard chunks.count < Self.maxChunks else {
                 note("stopped reading chunks after \(Self.maxChunks)", warn: true)
                 break
             }
-            var header = fileSize - offset >= 8 ? try reader.bytes(at: offset, count: 8) : []
-            guard header.count == 8 else {
+            var header = fileSize - offset >= headerSize ? try reader.bytes(at: offset, count: Int(headerSize)) : []
+            guard header.count == Int(headerSize) else {
                 if dataOffset == nil {
                     stopReason = "the file ends inside a chunk header at offset \(offset)"
                 } else {
@@ -101,8 +135,8 @@ struct WAVParser {
                 }
                 break
             }
-            var id = FourCC(header)
-            if let previous, previous.size & 1 == 1, !id.isPrintable {
+            var id = isWave64 ? Wave64.fourCC(header, at: 0) ?? FourCC(header) : FourCC(header)
+            if !isWave64, let previous, previous.size & 1 == 1, !id.isPrintable {
                 // Some writers leave out the pad byte after an odd-sized chunk; libsndfile reads on regardless.
                 let earlier = try reader.bytes(at: offset - 1, count: 8)
                 if earlier.count == 8, FourCC(earlier).isPrintable {
@@ -114,6 +148,11 @@ struct WAVParser {
                     id = FourCC(earlier)
                 }
             }
+            garbage = id.isPrintable ? 0 : garbage + 1
+            if garbage > Self.maxGarbageChunks {
+                note("stopped reading chunks at offset \(offset): \(Self.maxGarbageChunks) chunk ids in a row are not text", warn: false)
+                break
+            }
             if dataOffset != nil, !id.isPrintable {
                 warnings.append(
                     "stopped reading chunks at offset \(offset): the bytes after the audio data are not a chunk"
@@ -121,17 +160,26 @@ struct WAVParser {
                 break
             }
 
-            let size32 = byteOrder.uint32(header, at: 4)
-            let body = offset + 8
+            let size32 = isWave64 ? 0 : byteOrder.uint32(header, at: 4)
+            let body = offset + headerSize
             let available = UInt64(fileSize - body)
+            if isWave64 {
+                // Wave64 sizes count the 24-byte header; less than that cannot be walked past.
+                let total = byteOrder.uint64(header, at: 16)
+                guard total >= 24 else {
+                    note("chunk at offset \(offset) declares \(total) bytes, less than its own header", warn: dataOffset != nil)
+                    chunks.append(WAVChunkInfo(id: Wave64.display(header), offset: offset, size: total))
+                    break
+                }
+            }
             if id == .ds64, isRF64, ds64 == nil, dataOffset == nil {
                 try readDS64(at: body, size: UInt64(size32), available: available)
             }
-            var size = UInt64(size32)
-            if size32 == 0xFFFF_FFFF, let ds64 {
+            var size = isWave64 ? byteOrder.uint64(header, at: 16) - 24 : UInt64(size32)
+            if !isWave64, size32 == 0xFFFF_FFFF, let ds64 {
                 size = id == .data ? ds64.dataSize : ds64.chunkSizes[id] ?? size
             }
-            let chunk = WAVChunkInfo(id: id.display, offset: offset, size: size)
+            let chunk = WAVChunkInfo(id: isWave64 ? Wave64.display(header) : id.display, offset: offset, size: size)
             chunks.append(chunk)
             let fits = size <= available
 
@@ -148,6 +196,22 @@ struct WAVParser {
                 warnings.append("ignored a second data chunk at offset \(offset)")
             case .smpl where fits:
                 try checkSampler(at: body, size: size, chunkOffset: offset)
+                metadata.readSampler(try metadataBody(at: body, size: size), byteOrder: byteOrder)
+            case FourCC("LIST"), FourCC("list"):
+                let list = try metadataBody(at: body, size: min(size, available))
+                if list.count >= 4 {
+                    switch FourCC(list) {
+                    case FourCC("INFO"): metadata.readInfo(list, byteOrder: byteOrder)
+                    case FourCC("adtl"): metadata.readAssociatedData(list, byteOrder: byteOrder)
+                    default: break
+                    }
+                }
+            case FourCC("bext"):
+                metadata.readBroadcast(try metadataBody(at: body, size: min(size, available)), byteOrder: byteOrder)
+            case FourCC("cue "):
+                metadata.readCue(try metadataBody(at: body, size: min(size, available)), byteOrder: byteOrder)
+            case FourCC("inst"):
+                metadata.readInstrument(try metadataBody(at: body, size: min(size, available)))
             default:
                 break
             }
@@ -157,9 +221,14 @@ struct WAVParser {
                         + " in the file", warn: dataOffset != nil)
                 break
             }
-            offset = body + Int64(size) + Int64(size & 1)
+            offset = body + Int64(size) + (isWave64 ? Int64((8 - (24 + size) % 8) % 8) : Int64(size & 1))
             previous = chunk
         }
+    }
+
+    /// A metadata chunk's body, at most 64 KiB of it (never more, whatever the chunk declares).
+    private mutating func metadataBody(at body: Int64, size: UInt64) throws(WAVError) -> [UInt8] {
+        try reader.bytes(at: body, count: Int(min(size, UInt64(HeaderReader.maxRead))))
     }
 
     /// Records why the walk stopped: a warning once the audio is found, else the reason for the error to come.

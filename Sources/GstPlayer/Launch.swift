@@ -1,0 +1,203 @@
+// yt-gst — pure rewriting of gst-launch descriptions (no GStreamer call): putting a decoder after the appsrc.
+
+/// Operations on gst-launch pipeline descriptions, as text.
+///
+/// The descriptions follow gst-launch syntax (GStreamer's `gst/parse/grammar.y` and `parse.l`): elements are a
+/// factory name and `key=value` properties (spaces allowed around `=`, values in double or single quotes with
+/// backslash escapes), `!` links, `name.` or `name.pad` references, `(` `)` bins. Only as much of it is tokenised
+/// as it takes to find an element by its name and the link that leaves it.
+public enum Launch {
+    /// Elements that already decode: a description that has one right after the source is left as it is.
+    static let decoders: Set<String> = ["decodebin", "decodebin3", "parsebin"]
+
+    /// `launch` with `decoder` linked right after the element named `name` (the appsrc compressed audio comes
+    /// from), so the rest of the pipeline receives raw audio.
+    ///
+    /// - `appsrc name=src ! audioconvert ! autoaudiosink` becomes
+    ///   `appsrc name=src ! decodebin ! audioconvert ! autoaudiosink`;
+    /// - properties and quoted values in the appsrc's description are kept as written
+    ///   (`appsrc is-live=true name="src" caps="audio/x-raw, rate=8000" ! ...`);
+    /// - when the appsrc is not linked where it stands but through a reference (`... appsrc name=src  src. ! q`),
+    ///   the decoder goes after the reference (`src. ! decodebin ! q`);
+    /// - a description already decoding right after the source, or without such an element, comes back unchanged.
+    ///
+    /// PCM needs none of this: call it only when the file's samples need a decoder (`WAVFeeder.needsDecoder`).
+    /// - Parameters:
+    ///   - name: the source's `name` property ("src").
+    ///   - launch: a gst-launch description.
+    ///   - decoder: the launch text of the decoder to insert (default `decodebin`, which picks the installed one).
+    public static func insertingDecoder(afterSource name: String, in launch: String, decoder: String = "decodebin")
+        -> String
+    {
+        let tokens = tokenize(launch)
+        let elements = parseElements(tokens)
+        guard let source = elements.first(where: { $0.properties["name"] == name }) else { return launch }
+        let scalars = Array(launch.unicodeScalars)
+
+        // The link leaving the source: right after its description, or after a `name.` / `name.pad` reference.
+        var linkAfter: Int?
+        if source.lastToken + 1 < tokens.count, tokens[source.lastToken + 1].kind == .link {
+            linkAfter = source.lastToken
+        } else {
+            for (index, token) in tokens.enumerated() where token.kind == .word && index + 1 < tokens.count {
+                guard tokens[index + 1].kind == .link, Self.isReference(token.text, to: name) else { continue }
+                linkAfter = index
+                break
+            }
+        }
+        guard let linkAfter else { return launch }
+        // Already decoding: the element after the link is a decoder.
+        if let next = elements.first(where: { $0.firstToken == linkAfter + 2 }), decoders.contains(next.factory) {
+            return launch
+        }
+        let cut = tokens[linkAfter].range.upperBound
+        var result = String.UnicodeScalarView(scalars[..<cut])
+        result.append(contentsOf: " ! \(decoder)".unicodeScalars)
+        result.append(contentsOf: scalars[cut...])
+        return String(result)
+    }
+
+    /// `src.`, `src.src`: a reference to the element `name` (or one of its pads).
+    static func isReference(_ word: String, to name: String) -> Bool {
+        guard let dot = word.firstIndex(of: "."), word[..<dot] == name else { return false }
+        return !word[word.index(after: dot)...].contains("=")
+    }
+
+    // MARK: Tokens
+
+    struct Token: Equatable {
+        enum Kind: Equatable { case word, link, open, close }
+        var kind: Kind
+        /// The text with quotes removed and escapes resolved (words only).
+        var text: String
+        /// Unicode scalar offsets in the description.
+        var range: Range<Int>
+    }
+
+    /// Splits a description into words, `!` links and bin parentheses; quoted text stays inside its word.
+    static func tokenize(_ launch: String) -> [Token] {
+        let scalars = Array(launch.unicodeScalars)
+        var tokens: [Token] = []
+        var index = 0
+        while index < scalars.count {
+            let c = scalars[index]
+            if c.properties.isWhitespace {
+                index += 1
+            } else if c == "!" {
+                tokens.append(Token(kind: .link, text: "!", range: index..<index + 1))
+                index += 1
+            } else if c == "(" || c == ")" {
+                tokens.append(Token(kind: c == "(" ? .open : .close, text: String(c), range: index..<index + 1))
+                index += 1
+            } else {
+                let start = index
+                var text = String.UnicodeScalarView()
+                var quote: Unicode.Scalar?
+                while index < scalars.count {
+                    let c = scalars[index]
+                    if let open = quote {
+                        if c == "\\", index + 1 < scalars.count {
+                            text.append(scalars[index + 1])
+                            index += 2
+                            continue
+                        }
+                        if c == open { quote = nil } else { text.append(c) }
+                    } else if c == "\"" || c == "'" {
+                        quote = c
+                    } else if c.properties.isWhitespace || c == "!" || c == ")" || (c == "(" && text.isEmpty) {
+                        break
+                    } else if c == "\\", index + 1 < scalars.count {
+                        text.append(scalars[index + 1])
+                        index += 2
+                        continue
+                    } else {
+                        text.append(c)
+                    }
+                    index += 1
+                }
+                // `bin.(` opens a named bin: the parenthesis is its own token.
+                if text.last == "(" {
+                    text.removeLast()
+                    tokens.append(Token(kind: .word, text: String(text), range: start..<index - 1))
+                    tokens.append(Token(kind: .open, text: "(", range: index - 1..<index))
+                } else {
+                    tokens.append(Token(kind: .word, text: String(text), range: start..<index))
+                }
+            }
+        }
+        return tokens
+    }
+
+    // MARK: Elements
+
+    struct ElementDescription: Equatable {
+        var factory: String
+        var properties: [String: String]
+        /// Indices into the token list: the factory name and the last property.
+        var firstToken: Int
+        var lastToken: Int
+    }
+
+    /// The elements of a description: a factory name followed by its `key=value` properties. Caps (`a/b,...`) and
+    /// references (`name.pad`) are not elements.
+    static func parseElements(_ tokens: [Token]) -> [ElementDescription] {
+        var elements: [ElementDescription] = []
+        var current: ElementDescription?
+        var index = 0
+        func finish() {
+            if let element = current { elements.append(element) }
+            current = nil
+        }
+        while index < tokens.count {
+            let token = tokens[index]
+            guard token.kind == .word else {
+                finish()
+                index += 1
+                continue
+            }
+            // `key=value`, `key= value`, `key =value` and `key = value` are one property.
+            var words = [token.text]
+            var last = index
+            if !token.text.contains("="), last + 1 < tokens.count, tokens[last + 1].kind == .word,
+                tokens[last + 1].text.hasPrefix("=")
+            {
+                last += 1
+                words.append(tokens[last].text)
+            }
+            if words.joined().hasSuffix("="), last + 1 < tokens.count, tokens[last + 1].kind == .word {
+                last += 1
+                words.append(tokens[last].text)
+            }
+            let joined = words.joined()
+            if let equals = joined.firstIndex(of: "="), !isCaps(joined), current != nil {
+                let key = String(joined[..<equals]).trimmingSpaces
+                current?.properties[key] = String(joined[joined.index(after: equals)...])
+                current?.lastToken = last
+                index = last + 1
+                continue
+            }
+            finish()
+            if !isCaps(token.text), !token.text.contains("."), !token.text.contains("=") {
+                current = ElementDescription(factory: token.text, properties: [:], firstToken: index, lastToken: index)
+            }
+            index += 1
+        }
+        finish()
+        return elements
+    }
+
+    /// Caps in a link: a media type ("audio/x-raw,format=S16LE", "audio/mpeg").
+    static func isCaps(_ word: String) -> Bool {
+        guard let slash = word.firstIndex(of: "/") else { return false }
+        return !word[..<slash].contains("=")
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        var text = Substring(self)
+        while text.first == " " { text.removeFirst() }
+        while text.last == " " { text.removeLast() }
+        return String(text)
+    }
+}

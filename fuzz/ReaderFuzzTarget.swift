@@ -1,0 +1,61 @@
+// yt-gst — libFuzzer entry point for the pure-Swift WAV reader (built by scripts/fuzz.sh, not by SwiftPM).
+//
+// The reader's sources are compiled straight into this executable with -sanitize=fuzzer,address, so a crash, an
+// out-of-bounds read or an allocation beyond libFuzzer's -malloc_limit_mb is a finding.
+
+/// A file whose first bytes are the fuzz input and whose remaining `paddedSize - bytes.count` bytes read as zeros:
+/// a header may then declare gigabytes that "exist", as on a sparse RF64 file, without the fuzzer allocating them.
+struct PaddedSource: ByteSource {
+    let bytes: [UInt8]
+    let paddedSize: Int64
+
+    var size: Int64 { paddedSize }
+
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
+        guard offset >= 0, offset < paddedSize, buffer.count > 0 else { return 0 }
+        let count = Int(min(Int64(buffer.count), paddedSize - offset))
+        let real = offset < Int64(bytes.count) ? min(count, bytes.count - Int(offset)) : 0
+        if real > 0 {
+            bytes.withUnsafeBytes { source in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[Int(offset)..<Int(offset) + real]))
+            }
+        }
+        if count > real {
+            UnsafeMutableRawBufferPointer(rebasing: buffer[real..<count]).initializeMemory(as: UInt8.self, repeating: 0)
+        }
+        return count
+    }
+}
+
+/// Exercises everything derived from a parsed header and checks the invariants the feeder relies on.
+func exercise(_ file: WAVFile) {
+    let format = file.format
+    precondition(file.dataOffset >= 0 && file.dataByteCount >= 0, "negative data range")
+    precondition(file.dataOffset + file.dataByteCount <= file.fileSize, "data range runs past the end of the file")
+    precondition(format.channels >= 1 && format.sampleRate >= 1 && format.blockAlign >= 1, "unchecked format")
+    precondition(file.frameCount >= 0, "negative frame count")
+    _ = file.durationSeconds
+    _ = format.formatName
+    _ = format.rawCaps
+    _ = format.codecCaps
+    _ = format.declaredSamplesPerBlock
+    if let plan = PacketPlan(file: file, chunkMilliseconds: 200) {
+        precondition(plan.unitBytes >= 1 && plan.chunkUnits >= 1, "empty packets")
+        precondition(plan.totalUnits * Int64(plan.unitBytes) <= file.dataByteCount, "plan past the data")
+        let last = max(0, plan.totalUnits - 1)
+        _ = plan.timing(units: last..<plan.totalUnits)
+        _ = plan.unit(atNanoseconds: UInt64.max)
+        _ = plan.unit(atNanoseconds: 1_000_000_000)
+    }
+    _ = file.metadata.gstreamerTags
+    try? file.requirePlayableRaw()
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    if let file = try? WAVFile(source: MemorySource(bytes)) { exercise(file) }
+    // The same bytes at the start of a 64 GiB file of zeros: declared sizes may now "fit".
+    if let file = try? WAVFile(source: PaddedSource(bytes: bytes, paddedSize: 1 << 36)) { exercise(file) }
+    return 0
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target for the pure-Swift WAV reader and runs it.
+# Usage: scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]   (SECONDS=0: build only; default 60)
+# The reader's sources are compiled straight into the fuzz executable (-sanitize=fuzzer,address); the corpus seeds it.
+# A crash, an out-of-bounds access, a leak, a > 64 MB allocation or a > 10 s input is a finding: libFuzzer writes it to
+# fuzz/findings/ and the script exits non-zero. Every finding becomes a test (Tests/AppSrcFeederTests/FuzzFindingTests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+shift || true
+export PATH=/opt/swift/usr/bin:$PATH
+out="${FUZZ_BUILD:-/tmp/yt-gst-fuzz}"
+mkdir -p "$out" fuzz/findings
+sources=(Sources/AppSrcFeeder/WAV/*.swift Sources/AppSrcFeeder/PacketPlan.swift Sources/AppSrcFeeder/WAVFormat+Caps.swift
+         fuzz/ReaderFuzzTarget.swift)
+if [ ! -x "$out/wav-reader-fuzz" ] || [ -n "$(find "${sources[@]}" -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
+  echo "building $out/wav-reader-fuzz"
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name WAVReaderFuzz "${sources[@]}" \
+    -o "$out/wav-reader-fuzz" 2> "$out/build.log" || { cat "$out/build.log" >&2; exit 1; }
+fi
+[ "$seconds" = 0 ] && exit 0
+# Seeds: the shared corpus (read-only) and the generated seeds; new inputs go to a scratch corpus.
+corpus_dir="${YT_GST_WAV_CORPUS:-../shared/wav-corpus}"
+work="$out/corpus"
+mkdir -p "$work"
+seeds=("$work")
+[ -d "$corpus_dir" ] && seeds+=("$corpus_dir")
+[ -d fuzz/seeds ] && seeds+=(fuzz/seeds)
+"$out/wav-reader-fuzz" -max_total_time="$seconds" -max_len=16384 -malloc_limit_mb=64 -rss_limit_mb=512 -timeout=10 \
+  -artifact_prefix=fuzz/findings/ -print_final_stats=1 "$@" "${seeds[@]}"
