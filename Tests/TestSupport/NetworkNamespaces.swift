@@ -7,6 +7,7 @@ import Foundation
 
 public struct NetworkLabError: Error, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
 }
 
 /// One host of a lab: a network namespace with `eth0` on the lab's bridge.

@@ -1,0 +1,333 @@
+// yt-gst — `stream` → `receive` between real hosts: network namespaces joined by a bridge, real packets, the real
+// binary on both sides. Each test makes its own lab and removes it (and its processes) however it ends.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite(.serialized, .enabled(if: NetworkLab.available, "needs root and iproute2 (network namespaces)"))
+struct StreamingTests {
+    let dir: URL
+
+    init() throws {
+        NetworkLab.removeStale()
+        dir = try Paths.makeScratch("net")
+    }
+
+    func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    /// A sink fragment that writes little-endian PCM of `bits` into a WAV file.
+    func wavSink(_ name: String, bits: Int = 16) -> String {
+        "audio/x-raw,format=S\(bits)LE ! wavenc ! filesink location=\(path(name))"
+    }
+
+    func receive(_ lab: NetworkLab, on host: String, _ arguments: [String]) throws -> Launched {
+        try lab.launch(in: lab.host(host), Binary.path, ["receive"] + arguments)
+    }
+
+    func stream(_ lab: NetworkLab, _ arguments: [String], timeout: Double = 30) throws -> RunResult {
+        try lab.run(in: lab.host("s"), Binary.path, ["stream", "-q"] + arguments, timeout: timeout)
+    }
+
+    /// Gives a receiver time to open its sockets before the sender starts.
+    func settle() { usleep(400_000) }
+
+    // MARK: RTP
+
+    @Test func l16UnicastIsBitExact() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 88_200, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
+        settle()
+        let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004"])
+        let received = receiver.wait(timeout: 15)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(received.status == 0, "\(received.stderr)")
+        #expect(received.stderr.contains("the sender finished") && received.stderr.contains(" 0 lost"), "\(received.stderr)")
+        let output = try OutputWAV(path: path("out.wav"))
+        #expect(output.headerIsFinal && output.rate == 44_100 && output.channels == 2)
+        #expect(output.data.count == input.count, "received \(output.data.count) of \(input.count) bytes")
+        #expect(output.data == input, "the samples differ")
+    }
+
+    @Test func multicastReachesTwoReceiversBitExact() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r", "q"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 48_000, rate: 48_000, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 48_000, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let first = try receive(lab, on: "r", ["rtp://@239.255.77.1:5004", "--iface", "eth0", "--timeout", "5", "--sink", wavSink("r.wav")])
+        let second = try receive(lab, on: "q", ["rtp://@239.255.77.1:5004", "--timeout", "5", "--sink", wavSink("q.wav")])
+        settle()
+        let sent = try stream(lab, [file, "--to", "rtp://239.255.77.1:5004", "--ttl", "1", "--iface", "eth0"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        for (receiver, name) in [(first, "r.wav"), (second, "q.wav")] {
+            let result = receiver.wait(timeout: 15)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let output = try OutputWAV(path: path(name))
+            #expect(output.headerIsFinal && output.data == input, "\(name): \(output.data.count) of \(input.count) bytes")
+        }
+    }
+
+    @Test func l24From24BitFileIsBitExact() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 48_000, rate: 48_000, channels: 2, bits: 24)
+        let file = try Signal.write(input, rate: 48_000, channels: 2, bits: 24, to: dir.appendingPathComponent("in.wav"))
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav", bits: 24)])
+        settle()
+        let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004"])  // L24 by default
+        let received = receiver.wait(timeout: 15)
+        #expect(sent.status == 0 && received.status == 0, "\(sent.stderr) \(received.stderr)")
+        let output = try OutputWAV(path: path("out.wav"))
+        #expect(output.bits == 24 && output.headerIsFinal)
+        #expect(output.data == input, "\(output.data.count) of \(input.count) bytes")
+    }
+
+    @Test func opusToneHasHighSNRAndFarLessBandwidthThanL16() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let rate = 48_000
+        let input = Signal.bytes(frames: rate * 3, rate: rate, channels: 2, bits: 16, noise: false, frequency: 440)
+        let file = try Signal.write(input, rate: rate, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        var bitsPerSecond: [String: Double] = [:]
+        for codec in ["l16", "opus"] {
+            let before = try lab.receivedBytes(in: lab.host("r"))
+            let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("\(codec).wav")])
+            settle()
+            let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004", "--codec", codec])
+            let received = receiver.wait(timeout: 15)
+            #expect(sent.status == 0 && received.status == 0, "\(codec): \(sent.stderr) \(received.stderr)")
+            bitsPerSecond[codec] = Double(try lab.receivedBytes(in: lab.host("r")) - before) * 8 / 3
+        }
+        let l16 = bitsPerSecond["l16"]!, opus = bitsPerSecond["opus"]!
+        print("bandwidth_l16_kbps=\(Int(l16 / 1000)) bandwidth_opus_kbps=\(Int(opus / 1000))")
+        #expect(l16 > 1_500_000, "L16 48 kHz stereo should need over 1.5 Mbit/s, measured \(l16)")
+        #expect(opus < l16 / 10, "Opus \(opus) bit/s vs L16 \(l16) bit/s")
+        let output = try OutputWAV(path: path("opus.wav"))
+        #expect(output.headerIsFinal && output.rate == rate)
+        let snr = SNR.best(reference: input, decoded: output.data, channels: 2, skipFrames: rate / 5)
+        print("opus_snr_db=\(String(format: "%.1f", snr.db)) opus_delay_frames=\(snr.lag)")
+        #expect(snr.db >= 30, "SNR \(snr.db) dB at lag \(snr.lag)")
+    }
+
+    @Test func sdpFilePlaysInPlainGstLaunchAndInReceive() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 44_100, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let destination = "rtp://\(lab.host("r").address):5004"
+        // A first (short) run writes the SDP that the receivers then start from.
+        let short = try Signal.write(Array(input[0..<4_000]), rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("short.wav"))
+        #expect(try stream(lab, [short, "--to", destination, "--sdp", path("x.sdp")]).status == 0)
+        let sdp = try String(contentsOfFile: path("x.sdp"), encoding: .utf8)
+        #expect(sdp.contains("m=audio 5004 RTP/AVP 10") && sdp.contains("a=rtpmap:10 L16/44100/2"), "\(sdp)")
+
+        // An independent client: gst-launch's sdpdemux.
+        let gst = try lab.launch(in: lab.host("r"), "/usr/bin/gst-launch-1.0", [
+            "-e", "filesrc", "location=\(path("x.sdp"))", "!", "sdpdemux", "!", "rtpL16depay", "!", "audioconvert", "!",
+            "audio/x-raw,format=S16LE", "!", "wavenc", "!", "filesink", "location=\(path("gst.wav"))",
+        ])
+        settle()
+        usleep(600_000)
+        #expect(try stream(lab, [file, "--to", destination]).status == 0)
+        usleep(500_000)
+        gst.signal(SIGINT)  // -e: end of stream, then the WAV header is written
+        let gstResult = gst.wait(timeout: 10)
+        let viaGst = try OutputWAV(path: path("gst.wav"))
+        #expect(viaGst.headerIsFinal && viaGst.data == input, "gst-launch: \(viaGst.data.count) of \(input.count) bytes; \(gstResult.stdout)")
+
+        // And yt-gst itself from the same file.
+        let receiver = try receive(lab, on: "r", ["sdp:" + path("x.sdp"), "--timeout", "5", "--sink", wavSink("sdp.wav")])
+        settle()
+        #expect(try stream(lab, [file, "--to", destination]).status == 0)
+        let received = receiver.wait(timeout: 15)
+        #expect(received.status == 0, "\(received.stderr)")
+        #expect(try OutputWAV(path: path("sdp.wav")).data == input)
+    }
+
+    // MARK: Faults
+
+    @Test func senderKilledReceiverReportsWithinTimeoutAndFinalises() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 44_100 * 6, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "1", "--sink", wavSink("out.wav")])
+        settle()
+        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
+        usleep(1_500_000)
+        sender.signal(SIGKILL)
+        let killedAt = Date()
+        let received = receiver.wait(timeout: 10)
+        let took = Date().timeIntervalSince(killedAt)
+        #expect(received.status == 1, "\(received.stderr)")
+        #expect(received.stderr.contains("no data from rtp://@:5004 for 1 s"), "\(received.stderr)")
+        #expect(took < 3, "the receiver took \(took) s after the sender died")
+        let output = try OutputWAV(path: path("out.wav"))
+        #expect(output.headerIsFinal, "the WAV header was not finalised")
+        #expect(output.data.count > 44_100 * 4 / 2 && output.data.count < input.count, "\(output.data.count) bytes")
+        #expect(output.data == Array(input[0..<output.data.count]), "what arrived is not the start of the file")
+    }
+
+    @Test func lateReceiverPlaysFromWhereItJoins() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 44_100 * 3, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
+        usleep(1_000_000)
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
+        let sent = sender.wait(timeout: 15)
+        let received = receiver.wait(timeout: 15)
+        #expect(sent.status == 0 && received.status == 0, "\(sent.stderr) \(received.stderr)")
+        let output = try OutputWAV(path: path("out.wav"))
+        let offset = try #require(Align.offset(of: output.data, in: input, frameBytes: 4), "output not found in input")
+        #expect(offset > 44_100 / 2 && offset < 44_100 * 2, "joined at frame \(offset)")
+        #expect(output.data == Array(input[(offset * 4)...]), "not contiguous to the end: \(output.data.count) bytes from frame \(offset)")
+    }
+
+    @Test func fivePercentLossIsReportedAndSkippedCleanly() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        try lab.dropIncoming(percent: 5, udpPort: 5004, in: lab.host("r"))
+        let input = Signal.bytes(frames: 44_100 * 4, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
+        settle()
+        let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004"])
+        let received = receiver.wait(timeout: 15)
+        #expect(sent.status == 0 && received.status == 0, "\(sent.stderr) \(received.stderr)")
+        let dropped = try lab.droppedPackets(in: lab.host("r"))
+        let summary = try #require(received.stderr.split(separator: "\n").last(where: { $0.contains("the sender finished") }))
+        let lost = Int(summary.split(separator: ",").first(where: { $0.hasSuffix(" lost") })?.split(separator: " ").first ?? "") ?? -1
+        print("loss_dropped=\(dropped) loss_reported=\(lost)")
+        #expect(dropped > 10, "nftables dropped only \(dropped) packets")
+        // A packet dropped before the first one arrived is not "lost" to the receiver: it never knew of it.
+        #expect(lost <= dropped && lost >= dropped - 2, "reported \(lost) lost, nftables dropped \(dropped)")
+        let output = try OutputWAV(path: path("out.wav"))
+        #expect(output.headerIsFinal)
+        let walk = Align.walk(output.data, in: input, frameBytes: 4)
+        #expect(walk.wrongFrames == 0, "\(walk.wrongFrames) frames match nothing in the input")
+        #expect(walk.jumps.count >= lost - 2 && walk.jumps.count <= lost, "\(walk.jumps.count) gaps for \(lost) lost packets")
+        #expect(walk.jumps.allSatisfy { $0 % 291 == 0 || $0 % 350 == 0 || $0 < 2_048 }, "gaps \(walk.jumps)")
+    }
+
+    @Test func interruptedReceiverFinalisesItsOutput() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 44_100 * 4, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--sink", wavSink("out.wav")])
+        settle()
+        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
+        usleep(1_500_000)
+        receiver.signal(SIGINT)
+        let received = receiver.wait(timeout: 10)
+        sender.signal(SIGKILL)
+        #expect(received.status == 130, "\(received.stderr)")
+        let output = try OutputWAV(path: path("out.wav"))
+        #expect(output.headerIsFinal && output.data.count > 44_100 * 4 / 2)
+        #expect(output.data == Array(input[0..<output.data.count]))
+    }
+
+    // MARK: SRT
+
+    @Test func srtWithPassphraseIsBitExactBothWays() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 44_100 * 2, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let secret = "passphrase=correct-horse-battery&pbkeylen=32"
+        // The receiver listens, the sender calls.
+        let listener = try receive(lab, on: "r", ["srt://:7001?\(secret)", "--timeout", "8", "--sink", wavSink("a.wav")])
+        settle()
+        let sent = try stream(lab, [file, "--to", "srt://\(lab.host("r").address):7001?\(secret)"])
+        let received = listener.wait(timeout: 15)
+        #expect(sent.status == 0 && received.status == 0, "\(sent.stderr) \(received.stderr)")
+        #expect(received.stderr.contains("the sender finished"), "\(received.stderr)")
+        #expect(try OutputWAV(path: path("a.wav")).data == input)
+        // The sender listens, the receiver calls.
+        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "srt://:7002?\(secret)"])
+        settle()
+        let caller = try lab.run(
+            in: lab.host("r"), Binary.path,
+            ["receive", "srt://\(lab.host("s").address):7002?\(secret)", "--timeout", "8", "--sink", wavSink("b.wav")], timeout: 15)
+        #expect(caller.status == 0, "\(caller.stderr)")
+        #expect(sender.wait(timeout: 10).status == 0)
+        let output = try OutputWAV(path: path("b.wav"))
+        #expect(output.headerIsFinal && output.data == input, "\(output.data.count) of \(input.count) bytes")
+    }
+
+    @Test func srtWrongPassphraseIsAClearErrorWithNoAudio() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let file = try Signal.write(
+            Signal.bytes(frames: 44_100, rate: 44_100, channels: 2, bits: 16), rate: 44_100, channels: 2, bits: 16,
+            to: dir.appendingPathComponent("in.wav"))
+        // Receiver listening; a caller with the wrong passphrase.
+        let listener = try receive(lab, on: "r", ["srt://:7001?passphrase=correct-horse-battery", "--sink", wavSink("a.wav")])
+        settle()
+        let sent = try stream(lab, [file, "--to", "srt://\(lab.host("r").address):7001?passphrase=wrong-horse-battery"])
+        let received = listener.wait(timeout: 10)
+        #expect(sent.status == 1 && sent.stderr.split(separator: "\n").count == 1, "\(sent.stderr)")
+        #expect(received.status == 1, "\(received.stderr)")
+        #expect(received.stderr.split(separator: "\n").count == 1 && received.stderr.contains("wrong passphrase"), "\(received.stderr)")
+        #expect(received.seconds < 5)
+        // Receiver calling a listening sender with the wrong passphrase.
+        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "srt://:7002?passphrase=correct-horse-battery"])
+        settle()
+        let caller = try lab.run(
+            in: lab.host("r"), Binary.path,
+            ["receive", "srt://\(lab.host("s").address):7002?passphrase=wrong-horse-battery", "--sink", wavSink("b.wav")], timeout: 10)
+        sender.signal(SIGINT)
+        _ = sender.wait(timeout: 5)
+        #expect(caller.status == 1 && caller.stderr.contains("wrong passphrase"), "\(caller.stderr)")
+        for name in ["a.wav", "b.wav"] {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0
+            #expect(size == 0, "\(name) has \(size ?? -1) bytes")
+        }
+    }
+}
+
+/// Signal-to-noise ratio of a decoded tone against its reference, at the best alignment.
+enum SNR {
+    static func best(reference: [UInt8], decoded: [UInt8], channels: Int, skipFrames: Int) -> (db: Double, lag: Int) {
+        func samples(_ bytes: [UInt8]) -> [Double] {
+            stride(from: 0, to: bytes.count - 1, by: 2 * channels).map {
+                Double(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8))
+            }
+        }
+        let x = samples(reference), y = samples(decoded)
+        func snr(lag: Int, step: Int, limit: Int) -> Double {
+            let count = min(x.count, y.count - lag, skipFrames + limit) - skipFrames - skipFrames
+            guard count > 1_000 else { return -.infinity }
+            var signal = 0.0, noise = 0.0
+            for i in stride(from: skipFrames, to: skipFrames + count, by: step) {
+                let d = y[i + lag] - x[i]
+                signal += x[i] * x[i]
+                noise += d * d
+            }
+            return 10 * log10(signal / max(noise, 1e-9))
+        }
+        // Coarse: every lag over a short stretch; then the whole signal at the best few lags.
+        let coarse = (0..<2_000).map { (lag: $0, db: snr(lag: $0, step: 7, limit: 24_000)) }.sorted { $0.db > $1.db }
+        var best = (db: -Double.infinity, lag: 0)
+        for candidate in coarse.prefix(3) {
+            let db = snr(lag: candidate.lag, step: 1, limit: .max / 2)
+            if db > best.db { best = (db, candidate.lag) }
+        }
+        return best
+    }
+}
