@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Measures yt-gst's RTP sender-to-receiver latency with the defaults (L16, 50 ms jitter buffer) between two
+# network namespaces, and prints one line `latency_ms=<median>` on stdout (details on stderr).
+# Needs root (namespaces, a packet socket). Runs the LatencyTests test of the NetworkTests target.
+# Usage: scripts/measure-latency.sh        (YT_GST_SCRATCH=DIR picks the build directory, default .build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+scratch=${YT_GST_SCRATCH:-.build}
+case "$scratch" in /*) ;; *) scratch="$PWD/$scratch" ;; esac
+[ "$(id -u)" -eq 0 ] || { echo "measure-latency: needs root (network namespaces)" >&2; exit 1; }
+swift build -c release --scratch-path "$scratch" --product yt-gst >&2
+swift build --build-tests --scratch-path "$scratch" >&2
+out=$(YT_GST_BINARY="$scratch/release/yt-gst" swift test --skip-build --scratch-path "$scratch" \
+  --filter 'NetworkTests.LatencyTests' 2>&1) || { echo "$out" >&2; echo "measure-latency: the test failed" >&2; exit 1; }
+echo "$out" | grep -E '^latency_samples_ms=' >&2 || true
+line=$(echo "$out" | grep -E '^latency_ms=' | tail -1)
+[ -n "$line" ] || { echo "$out" >&2; echo "measure-latency: no latency_ms line" >&2; exit 1; }
+echo "$line"
