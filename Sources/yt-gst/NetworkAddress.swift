@@ -30,4 +30,21 @@ enum NetworkAddress {
     struct ResolveError: Error {
         var message: String
     }
+
+    /// Whether this machine has a route to `address` (a UDP connect sends nothing, but fails at once without one).
+    ///
+    /// - Returns: nil when there is a route, else the system's reason ("Network is unreachable").
+    static func routeProblem(to address: String, port: Int) -> String? {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        hints.ai_flags = AI_NUMERICHOST
+        var list: UnsafeMutablePointer<addrinfo>? = nil
+        guard getaddrinfo(address, String(port), &hints, &list) == 0, let entry = list else { return nil }
+        defer { freeaddrinfo(list) }
+        let fd = socket(entry.pointee.ai_family, entry.pointee.ai_socktype, 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0 else { return String(cString: strerror(errno)) }
+        return nil
+    }
 }

@@ -118,6 +118,10 @@ struct ReceiveCommand {
                     Terminal.error("yt-gst: \(source): cannot resolve \(host): \(error.message)")
                     return .failure
                 }
+                if endpoint.mode == .caller, let problem = NetworkAddress.routeProblem(to: endpoint.host ?? "", port: endpoint.port) {
+                    Terminal.error("yt-gst: \(source): no route to \(endpoint.host ?? "") (\(problem))")
+                    return .failure
+                }
             }
             plan = .srt(endpoint)
         }
@@ -209,6 +213,7 @@ struct ReceiveCommand {
         var lastArrivalTime = ContinuousClock.now
         var reportedLost = 0
         var lastLossReport = ContinuousClock.now
+        var warned: Set<String> = []
         let finishAllowance = Duration.milliseconds(latency ?? 125) + .seconds(2)
 
         func begin(_ reason: Ending, after delay: Duration = .zero) {
@@ -280,7 +285,7 @@ struct ReceiveCommand {
                     failure = describe(error, plan: plan)
                 }
             case .warning(let warning)?:
-                if !quiet {
+                if !quiet && warned.insert(warning.description).inserted {
                     status.clear()
                     Terminal.error("yt-gst: \(source): warning: \(verbose ? warning.verboseDescription : warning.description)")
                 }

@@ -109,6 +109,10 @@ struct StreamCommand {
                 Terminal.error("yt-gst: \(destination): cannot resolve \(endpoint.host ?? ""): \(error.message)")
                 return .failure
             }
+            if let problem = NetworkAddress.routeProblem(to: endpoint.host ?? "", port: endpoint.port) {
+                Terminal.error("yt-gst: \(destination): no route to \(endpoint.host ?? "") (\(problem))")
+                return .failure
+            }
             let rtp = RTPFormat(codec: codec, rate: format.sampleRate, channels: format.channels)
             if !rtp.isKnownWithoutSDP && sdpPath == nil {
                 Terminal.error(
@@ -123,6 +127,10 @@ struct StreamCommand {
                 case .success(let address): endpoint.host = address
                 case .failure(let error):
                     Terminal.error("yt-gst: \(destination): cannot resolve \(host): \(error.message)")
+                    return .failure
+                }
+                if endpoint.mode == .caller, let problem = NetworkAddress.routeProblem(to: endpoint.host ?? "", port: endpoint.port) {
+                    Terminal.error("yt-gst: \(destination): no route to \(endpoint.host ?? "") (\(problem))")
                     return .failure
                 }
             }
@@ -211,6 +219,7 @@ struct StreamCommand {
             return .failure
         }
         var stopping: (signal: Int32, deadline: ContinuousClock.Instant)? = nil
+        var warned: Set<String> = []
         let rtpSink = try? pipeline.element(named: "rtp")
         var rtpFinishedAt: ContinuousClock.Instant? = nil
         while true {
@@ -240,7 +249,8 @@ struct StreamCommand {
                 Terminal.error("yt-gst: \(describe(error))")
                 return .failure
             case .warning(let warning)?:
-                if !quiet {
+                // Each kind of warning once: udpsink warns for every packet the network refuses.
+                if !quiet && warned.insert(warning.description).inserted {
                     status.clear()
                     Terminal.error("yt-gst: \(destination): warning: \(verbose ? warning.verboseDescription : warning.description)")
                 }

@@ -151,6 +151,22 @@ struct StreamingTests {
         #expect(try OutputWAV(path: path("sdp.wav")).data == input)
     }
 
+    @Test func severalFilesAreOneStream() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let first = Signal.bytes(frames: 30_000, rate: 44_100, channels: 2, bits: 16)
+        let second = Array(Signal.bytes(frames: 60_000, rate: 44_100, channels: 2, bits: 16, frequency: 311).suffix(30_000 * 4))
+        let a = try Signal.write(first, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("a.wav"))
+        let b = try Signal.write(second, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("b.wav"))
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
+        settle()
+        let sent = try stream(lab, [a, b, "--to", "rtp://\(lab.host("r").address):5004"])
+        let received = receiver.wait(timeout: 15)
+        #expect(sent.status == 0 && received.status == 0, "\(sent.stderr) \(received.stderr)")
+        #expect(try OutputWAV(path: path("out.wav")).data == first + second)
+    }
+
     // MARK: Faults
 
     @Test func senderKilledReceiverReportsWithinTimeoutAndFinalises() throws {
@@ -174,6 +190,19 @@ struct StreamingTests {
         #expect(output.headerIsFinal, "the WAV header was not finalised")
         #expect(output.data.count > 44_100 * 4 / 2 && output.data.count < input.count, "\(output.data.count) bytes")
         #expect(output.data == Array(input[0..<output.data.count]), "what arrived is not the start of the file")
+    }
+
+    @Test func noRouteIsAOneLineError() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s"])
+        defer { lab.close() }
+        let file = try Signal.write(
+            Signal.bytes(frames: 4_410, rate: 44_100, channels: 2, bits: 16), rate: 44_100, channels: 2, bits: 16,
+            to: dir.appendingPathComponent("in.wav"))
+        let r = try lab.run(in: lab.host("s"), Binary.path, ["stream", file, "--to", "rtp://192.0.2.1:5004"], timeout: 10)
+        #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("no route"), "\(r.stderr)")
+        let srt = try lab.run(in: lab.host("s"), Binary.path, ["stream", file, "--to", "srt://192.0.2.1:7001"], timeout: 10)
+        #expect(srt.status == 1 && srt.stderr.split(separator: "\n").count == 1, "\(srt.stderr)")
     }
 
     @Test func lateReceiverPlaysFromWhereItJoins() throws {
