@@ -14,6 +14,8 @@ enum NetworkSRT {
             try element.set("pbkeylen", fromString: String(endpoint.keyLength ?? 16))
         }
         if let latency = endpoint.latency ?? latency { try element.set("latency", fromString: String(latency)) }
+        // Wake up every 100 ms instead of blocking until the peer is declared dead (~5 s), so stopping is prompt.
+        try element.set("poll-timeout", fromString: "100")
     }
 
     /// After the last buffer: waits (up to a few seconds) until the peer has acknowledged everything sent, so

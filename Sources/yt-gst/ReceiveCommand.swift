@@ -149,7 +149,7 @@ struct ReceiveCommand {
             try configure(pipeline, plan: plan)
             counter = try pipeline.element(named: "received").countFlow(onPad: "src")
             arrivals = try pipeline.element(named: plan.networkSourceName).countFlow(onPad: "src")
-            if case .srt(let endpoint) = plan, endpoint.mode == .listener, endpoint.passphrase != nil || true {
+            if case .srt(let endpoint) = plan, endpoint.mode == .listener {
                 // A listener is never told that a caller was rejected; libsrt only logs it.
                 logWatch = DebugLogWatch(
                     category: "srtlib", level: .info, patterns: ["rsp(REJECT)", "BADSECRET", "NOSECRET"],
@@ -233,7 +233,11 @@ struct ReceiveCommand {
                 if (counter?.snapshot.buffers ?? 0) == 0 {
                     break  // nothing arrived: nothing to finalise
                 }
-                if ending == .failed {
+                // srtsrc may sit in a blocking read for seconds (a dead peer), so over SRT (and after an error)
+                // the end goes in right after the source side; udpsrc ends promptly and drains the jitter buffer.
+                if case .srt = plan {
+                    _ = try? pipeline.element(named: "received").sendEndOfStream(intoPad: "sink")
+                } else if ending == .failed {
                     _ = try? pipeline.element(named: "received").sendEndOfStream(intoPad: "sink")
                 } else {
                     pipeline.sendEndOfStream()

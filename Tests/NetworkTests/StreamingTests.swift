@@ -298,6 +298,29 @@ struct StreamingTests {
         #expect(output.headerIsFinal && output.data == input, "\(output.data.count) of \(input.count) bytes")
     }
 
+    @Test func srtSenderKilledReceiverReportsWithinTimeoutAndFinalises() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let input = Signal.bytes(frames: 44_100 * 6, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let receiver = try receive(lab, on: "r", ["srt://:7001?passphrase=correct-horse-battery", "--timeout", "1", "--sink", wavSink("out.wav")])
+        settle()
+        let sender = try lab.launch(
+            in: lab.host("s"), Binary.path,
+            ["stream", "-q", file, "--to", "srt://\(lab.host("r").address):7001?passphrase=correct-horse-battery"])
+        usleep(1_500_000)
+        sender.signal(SIGKILL)
+        let killedAt = Date()
+        let received = receiver.wait(timeout: 10)
+        let took = Date().timeIntervalSince(killedAt)
+        #expect(received.status == 1 && received.stderr.contains("no data from srt://:7001 for 1 s"), "\(received.stderr)")
+        #expect(took < 3, "the receiver took \(took) s after the sender died")
+        let output = try OutputWAV(path: path("out.wav"))
+        #expect(output.headerIsFinal && output.data.count > 44_100 * 4 / 2, "\(output.data.count) bytes")
+        #expect(output.data == Array(input[0..<output.data.count]))
+    }
+
     @Test func srtWrongPassphraseIsAClearErrorWithNoAudio() throws {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
