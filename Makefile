@@ -3,7 +3,8 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: demo test build release deps test-deps clean lint
+.PHONY: demo test build release deps test-deps clean lint conformance fuzz
+SECONDS ?= 60
 
 ## Installs what is missing, builds in release mode and plays the bundled sample through the default output.
 demo: deps release
@@ -14,6 +15,15 @@ test: test-deps
 	$(SWIFT) build -c release
 	$(SWIFT) build --build-tests
 	YT_GST_BINARY=$(CURDIR)/.build/release/yt-gst scripts/with-pulseaudio.sh $(SWIFT) test --skip-build --no-parallel
+	scripts/fuzz.sh 60
+
+## The corpus conformance table for yt-gst and for GStreamer's filesrc ! wavparse (pasted into the README).
+conformance: test-deps release
+	scripts/conformance.sh $(CURDIR)/.build/release/yt-gst
+
+## Fuzzes the WAV reader for SECONDS seconds (libFuzzer, -sanitize=fuzzer,address; findings in fuzz/findings/).
+fuzz:
+	scripts/fuzz.sh $(SECONDS)
 
 deps:
 	scripts/install-deps.sh build

@@ -6,10 +6,13 @@ packages=(
   pkg-config
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  # decoders for compressed WAV: good = A-law, mu-law, MP3 (mpg123); bad = IMA/MS ADPCM, GSM, AAC, DTS, Siren;
+  # ugly = AC-3 (a52dec), AMR-NB; libav = WMA, G.726, G.722, TrueSpeech, ATRAC3, IMA DK3/DK4, AMR-WB
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav
   gstreamer1.0-tools gstreamer1.0-pulseaudio gstreamer1.0-alsa
 )
 if [ "${1:-build}" = test ]; then
-  packages+=(pulseaudio pulseaudio-utils sox iproute2 procps nftables iputils-ping)
+  packages+=(pulseaudio pulseaudio-utils sox python3 iproute2 procps nftables iputils-ping)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -87,6 +87,17 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     /// Put one in with `Launch.insertingDecoder(afterSource:in:)`; PCM keeps its bit-exact path without it.
     public var needsDecoder: Bool { file.format.needsDecoder }
 
+    /// The launch text of the decoder to put after the appsrc when `needsDecoder`: `decodebin`, or the format's
+    /// preferred elements when all of them are installed (`mpegaudioparse ! mpg123audiodec` for MP3).
+    ///
+    /// Use it as `Launch.insertingDecoder(afterSource: "src", in: launch, decoder: feeder.decoder)`.
+    public var decoder: String {
+        if let chain = file.format.preferredDecoder, chain.allSatisfy(Gst.hasElement) {
+            return chain.joined(separator: " ! ")
+        }
+        return "decodebin"
+    }
+
     /// The caps the appsrc gets: raw audio, or the codec's caps.
     public var caps: String? { file.format.rawCaps ?? file.format.codecCaps }
 

@@ -196,6 +196,18 @@ extension WAVFormat {
         return caps
     }
 
+    /// Elements to decode this format with when they are installed, in launch order, where the best decoder does not
+    /// always win decodebin's choice; nil: let `decodebin` choose.
+    ///
+    /// MPEG audio: mpg123 (the library libsndfile decodes MP3 with, gapless) ranks the same as libav's decoders,
+    /// which decodebin then prefers by name; libav's output starts with the encoder delay.
+    public var preferredDecoder: [String]? {
+        switch effectiveTag {
+        case 0x0050, 0x0055: ["mpegaudioparse", "mpg123audiodec"]
+        default: nil
+        }
+    }
+
     /// The media type alone ("audio/x-adpcm"), for messages.
     public var codecMediaType: String? {
         codecCaps.map { String($0.prefix { $0 != "," }) }

@@ -8,7 +8,7 @@
 /// as it takes to find an element by its name and the link that leaves it.
 public enum Launch {
     /// Elements that already decode: a description that has one right after the source is left as it is.
-    static let decoders: Set<String> = ["decodebin", "decodebin3", "parsebin"]
+    static let decoders: Set<String> = ["decodebin", "decodebin3", "parsebin", "mpegaudioparse", "mpg123audiodec"]
 
     /// `launch` with `decoder` linked right after the element named `name` (the appsrc compressed audio comes
     /// from), so the rest of the pipeline receives raw audio.

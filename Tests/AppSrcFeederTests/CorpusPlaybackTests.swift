@@ -97,17 +97,16 @@ import TestSupport
         tally.print(title: "corpus expected_valid=yes PCM/float through appsrc ! appsink")
     }
 
-    /// The launch string every compressed file is decoded with: the decoder goes in by `Launch.insertingDecoder`,
-    /// exactly as `play` does it.
-    static let decodeLaunch = Launch.insertingDecoder(
-        afterSource: "src",
-        in: "appsrc name=src ! audioconvert ! audio/x-raw,format=S16LE,layout=interleaved ! appsink name=sink sync=false")
+    /// The launch string compressed files are decoded with: the feeder's decoder goes in by
+    /// `Launch.insertingDecoder`, exactly as `play` does it.
+    static let rawLaunch =
+        "appsrc name=src ! audioconvert ! audio/x-raw,format=S16LE,layout=interleaved ! appsink name=sink sync=false"
 
     /// Feeds a compressed file through appsrc and a decoder and returns the decoded interleaved S16LE bytes.
     static func decodedS16(of path: String) throws -> (bytes: [UInt8], feeder: WAVFeeder) {
         let feeder = try WAVFeeder(path: path)
         #expect(feeder.needsDecoder, "\(path): compressed but needsDecoder is false")
-        let player = Player(launch: decodeLaunch)
+        let player = Player(launch: Launch.insertingDecoder(afterSource: "src", in: rawLaunch, decoder: feeder.decoder))
         defer { player.stop() }
         try player.play(feeder)
         let sink = try #require(player.pipeline).appSink(named: "sink")
@@ -199,7 +198,7 @@ import TestSupport
             }
             tally.add(row.variant, checked: true, passed: passed)
         }
-        tally.print(title: "corpus expected_valid=yes compressed through appsrc ! decodebin ! appsink")
+        tally.print(title: "corpus expected_valid=yes compressed through appsrc ! its decoder ! appsink")
     }
 
     @Test(.enabled(if: Paths.corpusAvailable, Comment(rawValue: CorpusManifest.skipNote)))

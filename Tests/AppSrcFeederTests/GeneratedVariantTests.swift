@@ -107,15 +107,15 @@ enum Payloads {
 
 @Suite(.serialized) struct GeneratedVariantTests {
     static let rawLaunch = "appsrc name=src ! audioconvert ! audio/x-raw,format=FORMAT,layout=interleaved ! appsink name=sink sync=false"
-    static let decodeLaunch = Launch.insertingDecoder(
-        afterSource: "src",
-        in: "appsrc name=src ! audioconvert ! audio/x-raw,format=S16LE,layout=interleaved ! appsink name=sink sync=false")
+    static let decodeLaunch =
+        "appsrc name=src ! audioconvert ! audio/x-raw,format=S16LE,layout=interleaved ! appsink name=sink sync=false"
 
     func play(_ bytes: [UInt8], payload: Payload) throws -> (Harness.Collected, WAVFeeder) {
         let source = MemorySource(bytes)
         let file = try WAVFile(source: source)
         let feeder = try WAVFeeder(file: file, source: source, name: payload.name, chunkMilliseconds: 50)
-        let launch = feeder.needsDecoder ? Self.decodeLaunch
+        let launch = feeder.needsDecoder
+            ? Launch.insertingDecoder(afterSource: "src", in: Self.decodeLaunch, decoder: feeder.decoder)
             : Self.rawLaunch.replacingOccurrences(of: "FORMAT", with: payload.rawFormat ?? "S16LE")
         return (try Harness.collect(feeder, launch: launch), feeder)
     }
