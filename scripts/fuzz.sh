@@ -25,6 +25,6 @@ work="$out/corpus"
 mkdir -p "$work"
 seeds=("$work")
 [ -d "$corpus_dir" ] && seeds+=("$corpus_dir")
-[ -d fuzz/seeds ] && seeds+=(fuzz/seeds)
+[ -d fuzz/regressions ] && seeds+=(fuzz/regressions)
 "$out/wav-reader-fuzz" -max_total_time="$seconds" -max_len=16384 -malloc_limit_mb=64 -rss_limit_mb=512 -timeout=10 \
   -artifact_prefix=fuzz/findings/ -print_final_stats=1 "$@" "${seeds[@]}"

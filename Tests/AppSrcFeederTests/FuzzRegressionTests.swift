@@ -1,0 +1,49 @@
+// yt-gst — what the fuzzer found, kept as tests: every input in fuzz/regressions/ (committed) and fuzz/findings/
+// (what a local `make fuzz` wrote) is parsed again with the fuzz target's invariants, within a time limit.
+import AppSrcFeeder
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct FuzzRegressionTests {
+    static func inputs() -> [URL] {
+        ["fuzz/regressions", "fuzz/findings"].flatMap { folder -> [URL] in
+            let dir = Paths.packageRoot.appendingPathComponent(folder)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+            return names.filter { !$0.hasPrefix(".") }.sorted().map { dir.appendingPathComponent($0) }
+        }
+    }
+
+    /// The checks of fuzz/ReaderFuzzTarget.swift `exercise`, as expectations.
+    static func check(_ file: WAVFile, _ label: String) {
+        #expect(file.dataOffset >= 0 && file.dataByteCount >= 0, "\(label)")
+        #expect(file.dataOffset + file.dataByteCount <= file.fileSize, "\(label)")
+        #expect(file.frameCount >= 0, "\(label)")
+        if let plan = PacketPlan(file: file, chunkMilliseconds: 200) {
+            #expect(plan.totalUnits * Int64(plan.unitBytes) <= file.dataByteCount, "\(label)")
+            _ = plan.timing(units: max(0, plan.totalUnits - 1)..<plan.totalUnits)
+            _ = plan.unit(atNanoseconds: .max)
+        }
+        _ = file.format.codecCaps
+        _ = file.metadata.gstreamerTags
+    }
+
+    @Test func everyKeptInputParsesWithinItsInvariantsAndQuickly() throws {
+        for url in Self.inputs() {
+            let bytes = Array(try Data(contentsOf: url))
+            let start = ContinuousClock.now
+            if let file = try? WAVFile(source: MemorySource(bytes)) { Self.check(file, url.lastPathComponent) }
+            #expect(ContinuousClock.now - start < .milliseconds(200), "\(url.lastPathComponent) is slow")
+        }
+    }
+
+    /// Found by the fuzzer's speed (4 ms per input): a fmt chunk followed by zeros was walked as 10,000 empty chunks
+    /// with id 0x00000000. The walk now stops after 16 ids in a row that are not text.
+    @Test func zerosAfterTheHeaderAreNotWalkedAsThousandsOfChunks() throws {
+        let url = Paths.packageRoot.appendingPathComponent("fuzz/regressions/slow-zero-chunk-walk.wav")
+        let bytes = Array(try Data(contentsOf: url))
+        let error = #expect(throws: WAVError.self) { try WAVFile(source: MemorySource(bytes)) }
+        #expect(error?.kind == .missingData)
+        #expect(error?.message.contains("16 chunk ids in a row are not text") == true)
+    }
+}
