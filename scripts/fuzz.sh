@@ -3,7 +3,8 @@
 # Usage: scripts/fuzz.sh [SECONDS] [extra libFuzzer flags...]   (SECONDS=0: build only; default 60)
 # The reader's sources are compiled straight into the fuzz executable (-sanitize=fuzzer,address); the corpus seeds it.
 # A crash, an out-of-bounds access, a leak, a > 64 MB allocation or a > 10 s input is a finding: libFuzzer writes it to
-# fuzz/findings/ and the script exits non-zero. Every finding becomes a test (Tests/AppSrcFeederTests/FuzzFindingTests).
+# fuzz/findings/ and the script exits non-zero. Every finding becomes a test:
+# keep the input in fuzz/regressions/, which FuzzRegressionTests replays (it also replays fuzz/findings/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
