@@ -18,7 +18,7 @@ public struct PacketPlan: Sendable, Equatable {
 
     /// Bytes of one unit in the data chunk.
     public let unitBytes: Int
-    /// Units in one pushed buffer (the last may hold fewer).
+    /// Units in one pushed buffer (the last may hold fewer); at most `maxChunkBytes` of them.
     public let chunkUnits: Int64
     /// Whole units in the data chunk.
     public let totalUnits: Int64
@@ -29,6 +29,7 @@ public struct PacketPlan: Sendable, Equatable {
     public init?(file: WAVFile, chunkMilliseconds: Int) {
         let format = file.format
         let milliseconds = Int64(max(1, chunkMilliseconds))
+        var chunkUnits: Int64
         let framesPerChunk = max(1, Int64(format.sampleRate) * milliseconds / 1000)
         switch format.packetization {
         case .frames:
@@ -52,7 +53,12 @@ public struct PacketPlan: Sendable, Equatable {
             clock = rate > 0 ? .bytes(bytesPerUnit: 1, bytesPerSecond: Int(rate)) : .none
         }
         totalUnits = file.dataByteCount / Int64(unitBytes)
+        // A header's rate never sizes a buffer beyond this (a bogus 4 GHz rate would otherwise ask for gigabytes).
+        self.chunkUnits = min(chunkUnits, max(1, Int64(Self.maxChunkBytes / unitBytes)))
     }
+
+    /// The largest buffer the plan asks for, whatever the header declares (one unit may exceed it: a 64 KiB block).
+    public static let maxChunkBytes = 4 << 20
 
     /// Nanoseconds at which unit `index` starts, or nil without a clock.
     public func nanoseconds(atUnit index: Int64) -> UInt64? {

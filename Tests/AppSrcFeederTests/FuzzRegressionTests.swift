@@ -21,6 +21,7 @@ import TestSupport
         #expect(file.frameCount >= 0, "\(label)")
         if let plan = PacketPlan(file: file, chunkMilliseconds: 200) {
             #expect(plan.totalUnits * Int64(plan.unitBytes) <= file.dataByteCount, "\(label)")
+            #expect(plan.chunkUnits == 1 || plan.chunkUnits * Int64(plan.unitBytes) <= PacketPlan.maxChunkBytes, "\(label)")
             _ = plan.timing(units: max(0, plan.totalUnits - 1)..<plan.totalUnits)
             _ = plan.unit(atNanoseconds: .max)
         }
@@ -35,6 +36,15 @@ import TestSupport
             if let file = try? WAVFile(source: MemorySource(bytes)) { Self.check(file, url.lastPathComponent) }
             #expect(ContinuousClock.now - start < .milliseconds(200), "\(url.lastPathComponent) is slow")
         }
+    }
+
+    /// A sample rate of 0xFFFFFFFF in a small file must not size buffers by it.
+    @Test func aBogusRateDoesNotSizeTheBuffers() throws {
+        var bytes = SyntheticWAV.tone(frames: 100, rate: 8_000, channels: 2, bits: 16).bytes
+        bytes.replaceSubrange(24..<28, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        let file = try WAVFile(source: MemorySource(bytes))
+        let plan = try #require(PacketPlan(file: file, chunkMilliseconds: 10_000))
+        #expect(plan.chunkUnits * Int64(plan.unitBytes) <= PacketPlan.maxChunkBytes)
     }
 
     /// Found by the fuzzer's speed (4 ms per input): a fmt chunk followed by zeros was walked as 10,000 empty chunks
