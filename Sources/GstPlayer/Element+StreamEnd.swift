@@ -36,7 +36,9 @@ extension Element {
     /// - Returns: false when the element has no such pad.
     /// The corresponding C function is `gst_pad_add_probe`.
     @discardableResult
-    public func endStreamAtMarker(onPad padName: String, named marker: String, postingMessage messageName: String) -> Bool {
+    public func endStreamAtMarker(
+        onPad padName: String, named marker: String, postingMessage messageName: String
+    ) -> Bool {
         guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
         defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
         let names = MarkerNames(marker: marker, message: messageName)
@@ -48,7 +50,9 @@ extension Element {
                 else { return GST_PAD_PROBE_OK }
                 let names = Unmanaged<MarkerNames>.fromOpaque(context).takeUnretainedValue()
                 // Matched by name only: after GDP the event's type is no longer CUSTOM_DOWNSTREAM.
-                guard String(cString: gst_structure_get_name(structure)) == names.marker else { return GST_PAD_PROBE_OK }
+                guard String(cString: gst_structure_get_name(structure)) == names.marker else {
+                    return GST_PAD_PROBE_OK
+                }
                 if let element = gst_pad_get_parent_element(pad) {
                     Element.postApplicationMessage(from: UnsafeMutableRawPointer(element), named: names.message)
                     gst_object_unref(UnsafeMutableRawPointer(element))

@@ -50,7 +50,8 @@ extension Element {
         defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
         let counter = FlowCounter()
         let context = Unmanaged.passRetained(counter).toOpaque()
-        let types = GstPadProbeType(rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        let types = GstPadProbeType(
+            rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
         gst_pad_add_probe(
             pad, types,
             { pad, info, context in

@@ -10,13 +10,18 @@ enum NetworkAddress {
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>? = nil
         let status = getaddrinfo(host, nil, &hints, &list)
-        guard status == 0, let list else { return .failure(ResolveError(message: String(cString: gai_strerror(status)))) }
+        guard status == 0, let list else {
+            return .failure(ResolveError(message: String(cString: gai_strerror(status))))
+        }
         defer { freeaddrinfo(list) }
         var found: [String] = []
         var node: UnsafeMutablePointer<addrinfo>? = list
         while let entry = node {
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
+            if getnameinfo(
+                entry.pointee.ai_addr, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
+                == 0
+            {
                 found.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }
             node = entry.pointee.ai_next
@@ -44,7 +49,9 @@ enum NetworkAddress {
         let fd = socket(entry.pointee.ai_family, entry.pointee.ai_socktype, 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        guard connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0 else { return String(cString: strerror(errno)) }
+        guard connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0 else {
+            return String(cString: strerror(errno))
+        }
         return nil
     }
 }

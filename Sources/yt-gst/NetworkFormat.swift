@@ -59,8 +59,12 @@ struct RTPFormat: Equatable {
     /// The format for a codec, rate and channel count, with its known payload type or `sdpOnlyPayloadType`.
     init(codec: NetworkCodec, rate: Int, channels: Int) {
         let rate = codec == .opus ? 48_000 : rate
-        let known = RTPFormat.knownPayloadTypes.first { $0.codec == codec && $0.rate == rate && $0.channels == channels }
-        self.init(codec: codec, rate: rate, channels: channels, payloadType: known?.payloadType ?? RTPFormat.sdpOnlyPayloadType)
+        let known = RTPFormat.knownPayloadTypes.first {
+            $0.codec == codec && $0.rate == rate && $0.channels == channels
+        }
+        self.init(
+            codec: codec, rate: rate, channels: channels,
+            payloadType: known?.payloadType ?? RTPFormat.sdpOnlyPayloadType)
     }
 
     init(codec: NetworkCodec, rate: Int, channels: Int, payloadType: Int) {
@@ -75,7 +79,8 @@ struct RTPFormat: Equatable {
 
     /// The caps of these RTP packets, as rtpbin and the depayloaders expect them.
     var rtpCaps: String {
-        var caps = "application/x-rtp,media=(string)audio,clock-rate=(int)\(rate),encoding-name=(string)\(codec.encodingName)"
+        var caps =
+            "application/x-rtp,media=(string)audio,clock-rate=(int)\(rate),encoding-name=(string)\(codec.encodingName)"
         caps += ",payload=(int)\(payloadType)"
         switch codec {
         case .l16, .l24:

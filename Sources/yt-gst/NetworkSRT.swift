@@ -27,7 +27,9 @@ enum NetworkSRT {
         while ContinuousClock.now < deadline {
             let stats = sink.structureFields(of: "stats") ?? [:]
             if getenv("YT_GST_DEBUG_SRT_STATS") != nil { Terminal.error("srt stats: \(stats)") }
-            let unacknowledged = ["snd-buf-pkts", "pkt-snd-buf", "snd-buffer"].compactMap { stats[$0].flatMap { Int($0) } }.first
+            let unacknowledged = ["snd-buf-pkts", "pkt-snd-buf", "snd-buffer"].compactMap {
+                stats[$0].flatMap { Int($0) }
+            }.first
             if let unacknowledged {
                 if unacknowledged == 0 { return }
             } else {
@@ -68,7 +70,8 @@ enum NetworkSRT {
 
     /// The last line of GStreamer's debug text (where srt puts the reason).
     private static func lastLine(of debug: String?) -> String? {
-        guard let line = debug?.split(separator: "\n").last.map(String.init), !line.isEmpty, !line.hasPrefix("../") else { return nil }
+        guard let line = debug?.split(separator: "\n").last.map(String.init), !line.isEmpty, !line.hasPrefix("../")
+        else { return nil }
         return line
     }
 }

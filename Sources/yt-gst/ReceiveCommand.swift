@@ -10,10 +10,15 @@ struct ReceiveCommand {
     static let spec = CommandSpec(
         name: "receive", abstract: "Receive a stream from `yt-gst stream` and play it.", operands: "URL",
         options: [
-            OptionSpec(name: "latency-ms", valueName: "N", help: "Jitter-buffer latency in ms (default 50; SRT: its latency, default 125)."),
+            OptionSpec(
+                name: "latency-ms", valueName: "N",
+                help: "Jitter-buffer latency in ms (default 50; SRT: its latency, default 125)."),
             OptionSpec(name: "timeout", valueName: "SEC", help: "Give up (exit 1) after SEC seconds without data."),
-            OptionSpec(name: "sink", valueName: "FRAGMENT", help: "Play into this launch fragment instead of the default output."),
-            OptionSpec(name: "pipeline", valueName: "LAUNCH", help: "Send the decoded audio into this launch string instead."),
+            OptionSpec(
+                name: "sink", valueName: "FRAGMENT",
+                help: "Play into this launch fragment instead of the default output."),
+            OptionSpec(
+                name: "pipeline", valueName: "LAUNCH", help: "Send the decoded audio into this launch string instead."),
             OptionSpec(name: "iface", valueName: "NAME", help: "Network interface to join a multicast group on."),
             OptionSpec(name: "quiet", short: "q", help: "No status line, no summary and no warnings; errors only."),
             OptionSpec(name: "verbose", short: "v", help: "Show GStreamer's debug details with errors and warnings."),
@@ -47,7 +52,9 @@ struct ReceiveCommand {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard let url = arguments.operands.first else { throw UsageError("no URL given (e.g. rtp://@:5004)") }
-        guard arguments.operands.count == 1 else { throw UsageError("receive takes one URL, not \(arguments.operands.count)") }
+        guard arguments.operands.count == 1 else {
+            throw UsageError("receive takes one URL, not \(arguments.operands.count)")
+        }
         source = try StreamURL(parsing: url)
         latency = try arguments.integer("latency-ms", in: 0...10_000)
         if let text = arguments.value("timeout") {
@@ -59,7 +66,9 @@ struct ReceiveCommand {
         let sink = arguments.value("sink")
         let pipeline = arguments.value("pipeline")
         if sink != nil && pipeline != nil { throw UsageError("use --sink or --pipeline, not both") }
-        if let text = sink ?? pipeline, text.allSatisfy(\.isWhitespace) { throw UsageError("--sink and --pipeline need a launch string") }
+        if let text = sink ?? pipeline, text.allSatisfy(\.isWhitespace) {
+            throw UsageError("--sink and --pipeline need a launch string")
+        }
         output = pipeline ?? sink.map { "audioconvert ! audioresample ! " + $0 } ?? ReceiveCommand.defaultOutput
         usesDefaultOutput = sink == nil && pipeline == nil
         interface = arguments.value("iface")
@@ -70,7 +79,9 @@ struct ReceiveCommand {
             if !endpoint.listen && !endpoint.isMulticast {
                 throw UsageError("\(url): to receive, listen with rtp://@:PORT (or rtp://@GROUP:PORT for multicast)")
             }
-            if interface != nil && !endpoint.isMulticast { throw UsageError("--iface applies to multicast groups only") }
+            if interface != nil && !endpoint.isMulticast {
+                throw UsageError("--iface applies to multicast groups only")
+            }
         case .srt:
             if interface != nil { throw UsageError("--iface applies to RTP multicast only") }
         case .sdp:
@@ -109,7 +120,8 @@ struct ReceiveCommand {
                 }
             }
             // A unicast SDP names this machine's address; listening on every address is the same and more robust.
-            plan = .rtp(address: sdp.isMulticast ? sdp.address : nil, port: sdp.port, rtcpPort: sdp.rtcpPort, caps: sdp.rtpCaps)
+            plan = .rtp(
+                address: sdp.isMulticast ? sdp.address : nil, port: sdp.port, rtcpPort: sdp.rtcpPort, caps: sdp.rtpCaps)
         case .srt(var endpoint):
             if let host = endpoint.host {
                 switch NetworkAddress.resolve(host) {
@@ -118,7 +130,9 @@ struct ReceiveCommand {
                     Terminal.error("yt-gst: \(source): cannot resolve \(host): \(error.message)")
                     return .failure
                 }
-                if endpoint.mode == .caller, let problem = NetworkAddress.routeProblem(to: endpoint.host ?? "", port: endpoint.port) {
+                if endpoint.mode == .caller,
+                    let problem = NetworkAddress.routeProblem(to: endpoint.host ?? "", port: endpoint.port)
+                {
                     Terminal.error("yt-gst: \(source): no route to \(endpoint.host ?? "") (\(problem))")
                     return .failure
                 }
@@ -200,7 +214,9 @@ struct ReceiveCommand {
     }
 
     /// Runs until the stream ends; returns the exit code.
-    private func receive(_ pipeline: Pipeline, plan: ReceivePlan, counter: FlowCounter?, arrivals: FlowCounter?) -> ExitCode {
+    private func receive(
+        _ pipeline: Pipeline, plan: ReceivePlan, counter: FlowCounter?, arrivals: FlowCounter?
+    ) -> ExitCode {
         var status = StatusLine(enabled: Terminal.stdoutIsTerminal && !quiet)
         defer { status.clear() }
         var ending: Ending? = nil
@@ -291,7 +307,8 @@ struct ReceiveCommand {
             case .warning(let warning)?:
                 if !quiet && warned.insert(warning.description).inserted {
                     status.clear()
-                    Terminal.error("yt-gst: \(source): warning: \(verbose ? warning.verboseDescription : warning.description)")
+                    Terminal.error(
+                        "yt-gst: \(source): warning: \(verbose ? warning.verboseDescription : warning.description)")
                 }
             case .application(let message)? where message.name == "yt-gst/sender-finished":
                 if ending == nil { ending = .senderFinished }  // the marker has become end of stream already
@@ -299,7 +316,8 @@ struct ReceiveCommand {
                 begin(.senderFinished, after: .milliseconds(100))  // the last packets may still be in the socket
             case .application(let message)? where message.name == "yt-gst/srt-rejected":
                 status.clear()
-                let reason = message.text.contains("Password required") || message.text.contains("NOSECRET")
+                let reason =
+                    message.text.contains("Password required") || message.text.contains("NOSECRET")
                     ? "passphrase mismatch (one side has a passphrase, the other has none)"
                     : "wrong passphrase (a caller was rejected: Incorrect passphrase)"
                 if (counter?.snapshot.buffers ?? 0) == 0 {
@@ -383,7 +401,8 @@ enum ReceivePlan {
         let decode = "decodebin name=decode ! identity name=received silent=true ! \(output)"
         switch self {
         case .rtp:
-            return "rtpbin name=rtpbin udpsrc name=rtp ! rtpbin.recv_rtp_sink_0 udpsrc name=rtcp ! rtpbin.recv_rtcp_sink_0 "
+            return
+                "rtpbin name=rtpbin udpsrc name=rtp ! rtpbin.recv_rtp_sink_0 udpsrc name=rtcp ! rtpbin.recv_rtcp_sink_0 "
                 + "rtpbin. ! \(decode)"
         case .srt:
             return "srtsrc name=net ! gdpdepay name=framing ! \(decode)"

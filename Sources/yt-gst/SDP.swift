@@ -23,7 +23,8 @@ struct SessionDescription: Equatable {
 
     static func == (lhs: SessionDescription, rhs: SessionDescription) -> Bool {
         lhs.name == rhs.name && lhs.address == rhs.address && lhs.ttl == rhs.ttl && lhs.port == rhs.port
-            && lhs.rtcpPort == rhs.rtcpPort && lhs.payloadType == rhs.payloadType && lhs.encodingName == rhs.encodingName
+            && lhs.rtcpPort == rhs.rtcpPort && lhs.payloadType == rhs.payloadType
+            && lhs.encodingName == rhs.encodingName
             && lhs.clockRate == rhs.clockRate && lhs.encodingParameters == rhs.encodingParameters
             && lhs.formatParameters.map { "\($0)=\($1)" } == rhs.formatParameters.map { "\($0)=\($1)" }
     }
@@ -89,9 +90,10 @@ struct SessionDescription: Equatable {
         var fmtps: [Int: String] = [:]
         var inAudio = false
         var sawVersion = false
-        for (index, rawLine) in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-            .enumerated()
-        {
+        for (index, rawLine) in text.split(
+            omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }
+        )
+        .enumerated() {
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             guard line.count >= 2, line[line.index(after: line.startIndex)] == "=" else {
                 if line.allSatisfy(\.isWhitespace) { continue }
@@ -135,7 +137,9 @@ struct SessionDescription: Equatable {
         }
         guard sawVersion else { throw SDPError("not an SDP file (no v=0 line)") }
         guard let media else { throw SDPError("no audio stream (m=audio line)") }
-        guard let (address, ttl) = mediaAddress ?? sessionAddress else { throw SDPError("no connection address (c= line)") }
+        guard let (address, ttl) = mediaAddress ?? sessionAddress else {
+            throw SDPError("no connection address (c= line)")
+        }
         guard let payloadType = media.payloadTypes.first else { throw SDPError("no payload type on the m=audio line") }
         self.name = name
         self.address = address
@@ -151,7 +155,9 @@ struct SessionDescription: Equatable {
             encodingName = String(parts[0])
             clockRate = rate
             encodingParameters = parts.count > 2 ? Int(parts[2]) : nil
-        } else if let known = RTPFormat.knownPayloadTypes.first(where: { $0.payloadType == payloadType && $0.payloadType < 96 }) {
+        } else if let known = RTPFormat.knownPayloadTypes.first(where: {
+            $0.payloadType == payloadType && $0.payloadType < 96
+        }) {
             encodingName = known.codec.encodingName
             clockRate = known.rate
             encodingParameters = known.channels
@@ -184,7 +190,8 @@ struct SessionDescription: Equatable {
             caps += ",encoding-params=(string)\(encodingParameters)"
             if encodingName.uppercased() != "OPUS" { caps += ",channels=(int)\(encodingParameters)" }
         }
-        for (key, value) in formatParameters where key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+        for (key, value) in formatParameters
+        where key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
             let safe = value.filter { $0 != "\"" && $0 != "\\" }
             caps += ",\(key)=(string)\"\(safe)\""
         }

@@ -7,12 +7,19 @@ struct StreamCommand {
     static let spec = CommandSpec(
         name: "stream", abstract: "Stream WAV files to other machines over RTP or SRT.", operands: "FILE... --to URL",
         options: [
-            OptionSpec(name: "to", valueName: "URL", help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT."),
-            OptionSpec(name: "codec", valueName: "CODEC", help: "l16, l24 or opus (default: l16, l24 for files deeper than 16 bits)."),
+            OptionSpec(
+                name: "to", valueName: "URL",
+                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT."),
+            OptionSpec(
+                name: "codec", valueName: "CODEC",
+                help: "l16, l24 or opus (default: l16, l24 for files deeper than 16 bits)."),
             OptionSpec(name: "bitrate", valueName: "KBITS", help: "Opus bitrate in kbit/s, 6 to 510 (default 64)."),
-            OptionSpec(name: "sdp", valueName: "FILE", help: "Write an SDP file that describes the RTP stream, for receivers."),
-            OptionSpec(name: "iface", valueName: "NAME", help: "Network interface for multicast (default: the route's)."),
-            OptionSpec(name: "ttl", valueName: "N", help: "Multicast time-to-live, 1 to 255 (default 1: this network only)."),
+            OptionSpec(
+                name: "sdp", valueName: "FILE", help: "Write an SDP file that describes the RTP stream, for receivers."),
+            OptionSpec(
+                name: "iface", valueName: "NAME", help: "Network interface for multicast (default: the route's)."),
+            OptionSpec(
+                name: "ttl", valueName: "N", help: "Multicast time-to-live, 1 to 255 (default 1: this network only)."),
             OptionSpec(name: "quiet", short: "q", help: "No status line and no warnings; errors only."),
             OptionSpec(name: "verbose", short: "v", help: "Show GStreamer's debug details with errors and warnings."),
         ],
@@ -48,7 +55,9 @@ struct StreamCommand {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard !arguments.operands.isEmpty else { throw UsageError("no file given") }
-        guard let to = arguments.value("to") else { throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)") }
+        guard let to = arguments.value("to") else {
+            throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)")
+        }
         files = arguments.operands
         destination = try StreamURL(parsing: to)
         if let text = arguments.value("codec") {
@@ -86,7 +95,9 @@ struct StreamCommand {
         for file in files {
             do {
                 let feeder = try WAVFeeder(path: file)
-                if !quiet { for warning in feeder.file.warnings { Terminal.error("yt-gst: \(file): warning: \(warning)") } }
+                if !quiet {
+                    for warning in feeder.file.warnings { Terminal.error("yt-gst: \(file): warning: \(warning)") }
+                }
                 feeders.append(feeder)
             } catch {
                 Terminal.error("yt-gst: \(file): \(error)")
@@ -97,7 +108,9 @@ struct StreamCommand {
         let format = first.file.format
         let codec = codec ?? (format.encoding == .pcm && format.validBits <= 16 ? .l16 : .l24)
         if codec == .opus && format.channels > 2 {
-            Terminal.error("yt-gst: \(first.displayName): Opus streams carry 1 or 2 channels, not \(format.channels) (use --codec l16 or l24)")
+            Terminal.error(
+                "yt-gst: \(first.displayName): Opus streams carry 1 or 2 channels, not \(format.channels) (use --codec l16 or l24)"
+            )
             return .failure
         }
         let plan: StreamPlan
@@ -129,7 +142,9 @@ struct StreamCommand {
                     Terminal.error("yt-gst: \(destination): cannot resolve \(host): \(error.message)")
                     return .failure
                 }
-                if endpoint.mode == .caller, let problem = NetworkAddress.routeProblem(to: endpoint.host ?? "", port: endpoint.port) {
+                if endpoint.mode == .caller,
+                    let problem = NetworkAddress.routeProblem(to: endpoint.host ?? "", port: endpoint.port)
+                {
                     Terminal.error("yt-gst: \(destination): no route to \(endpoint.host ?? "") (\(problem))")
                     return .failure
                 }
@@ -141,7 +156,8 @@ struct StreamCommand {
         let pipeline: Pipeline
         do {
             pipeline = try Pipeline(launch: plan.launch(sources: feeders.count))
-            try configure(pipeline, plan: plan, firstFile: first, dithering: format.validBits > (codec == .l16 ? 16 : 24))
+            try configure(
+                pipeline, plan: plan, firstFile: first, dithering: format.validBits > (codec == .l16 ? 16 : 24))
             for (index, feeder) in feeders.enumerated() {
                 try feeder.attach(to: pipeline.appSource(named: "src\(index)"))
             }
@@ -151,14 +167,17 @@ struct StreamCommand {
         }
         if case .rtp(let endpoint, let rtp) = plan, let sdpPath {
             let name = files.count == 1 ? files[0] : "\(files.count) files"
-            let sdp = SessionDescription(name: name, format: rtp, address: endpoint.host ?? "", port: endpoint.port, ttl: ttl)
+            let sdp = SessionDescription(
+                name: name, format: rtp, address: endpoint.host ?? "", port: endpoint.port, ttl: ttl)
             if let problem = NetworkFile.write(sdp.text, to: sdpPath) {
                 Terminal.error("yt-gst: \(sdpPath): \(problem)")
                 return .failure
             }
         }
         let total = feeders.reduce(ClockTime.zero) {
-            ClockTime(nanoseconds: $0.nanoseconds + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
+            ClockTime(
+                nanoseconds: $0.nanoseconds
+                    + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
         }
         let label = (files.count == 1 ? files[0] : "\(feeders.count) files") + " → \(destination) (\(plan.formatName))"
         let result = stream(pipeline, plan: plan, total: total, label: label)
@@ -168,7 +187,9 @@ struct StreamCommand {
     }
 
     /// Sets the user's values on the parsed pipeline's elements (never pasted into the launch text).
-    private func configure(_ pipeline: Pipeline, plan: StreamPlan, firstFile: WAVFeeder, dithering: Bool) throws(GstError) {
+    private func configure(
+        _ pipeline: Pipeline, plan: StreamPlan, firstFile: WAVFeeder, dithering: Bool
+    ) throws(GstError) {
         if !dithering { try pipeline.element(named: "convert").set("dithering", fromString: "none") }
         switch plan {
         case .rtp(let endpoint, let format):
@@ -190,12 +211,14 @@ struct StreamCommand {
             switch payload {
             case .pcm(let caps): try pipeline.element(named: "format").set("caps", fromString: caps)
             case .opus:
-                try pipeline.element(named: "format").set("caps", fromString: "audio/x-raw,rate=48000,channels=\(firstFile.file.format.channels)")
+                try pipeline.element(named: "format").set(
+                    "caps", fromString: "audio/x-raw,rate=48000,channels=\(firstFile.file.format.channels)")
                 try pipeline.element(named: "enc").set("bitrate", fromString: String((bitrate ?? 64) * 1000))
             }
             try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: nil)
             // GDP does not carry end of stream: mark it in the stream, so the receiver knows we finished.
-            try pipeline.element(named: "framing").sendMarkerBeforeEndOfStream(onPad: "sink", named: NetworkSRT.endMarker)
+            try pipeline.element(named: "framing").sendMarkerBeforeEndOfStream(
+                onPad: "sink", named: NetworkSRT.endMarker)
         }
     }
 
@@ -252,7 +275,9 @@ struct StreamCommand {
                 // Each kind of warning once: udpsink warns for every packet the network refuses.
                 if !quiet && warned.insert(warning.description).inserted {
                     status.clear()
-                    Terminal.error("yt-gst: \(destination): warning: \(verbose ? warning.verboseDescription : warning.description)")
+                    Terminal.error(
+                        "yt-gst: \(destination): warning: \(verbose ? warning.verboseDescription : warning.description)"
+                    )
                 }
             case .application(let message)? where message.name == "yt-gst/caller-added" && waitingForCaller:
                 waitingForCaller = false

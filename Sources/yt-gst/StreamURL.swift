@@ -151,7 +151,8 @@ struct RTPEndpoint: Equatable, CustomStringConvertible {
     static func isMulticastAddress(_ host: String) -> Bool {
         if host.contains(":") { return host.lowercased().hasPrefix("ff") }
         let parts = host.split(separator: ".")
-        guard parts.count == 4, let first = Int(parts[0]), parts.allSatisfy({ Int($0).map { (0...255).contains($0) } ?? false })
+        guard parts.count == 4, let first = Int(parts[0]),
+            parts.allSatisfy({ Int($0).map { (0...255).contains($0) } ?? false })
         else { return false }
         return (224...239).contains(first)
     }
@@ -175,7 +176,10 @@ struct SRTEndpoint: Equatable, CustomStringConvertible {
     /// SRT's own latency in milliseconds (its receive buffer), when given in the URL.
     var latency: Int?
 
-    init(host: String?, port: Int, mode: Mode? = nil, passphrase: String? = nil, keyLength: Int? = nil, latency: Int? = nil) {
+    init(
+        host: String?, port: Int, mode: Mode? = nil, passphrase: String? = nil, keyLength: Int? = nil,
+        latency: Int? = nil
+    ) {
         self.host = host
         self.port = port
         self.mode = mode ?? (host == nil ? .listener : .caller)

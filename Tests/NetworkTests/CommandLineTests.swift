@@ -1,14 +1,15 @@
 // yt-gst — `stream` and `receive` without a network: usage errors, bad URLs and one-line runtime errors.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct NetworkCommandLineTests {
     @Test(arguments: [
         ["stream"], ["stream", "x.wav"], ["stream", "x.wav", "--to", "http://example.org/"],
         ["stream", "x.wav", "--to", "rtp://10.77.0.2"], ["stream", "x.wav", "--to", "rtp://10.77.0.2:0"],
         ["stream", "x.wav", "--to", "rtp://10.77.0.2:65535"], ["stream", "x.wav", "--to", "rtp://10.77.0.2:port"],
-        ["stream", "x.wav", "--to", "rtp://@:5004"], ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--codec", "mp3"],
+        ["stream", "x.wav", "--to", "rtp://@:5004"],
+        ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--codec", "mp3"],
         ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--bitrate", "64"],
         ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--codec", "opus", "--bitrate", "5000"],
         ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--ttl", "4"],
@@ -60,7 +61,9 @@ import TestSupport
             #expect(r.status == 1, "\(name): \(r.stderr)")
             #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(problem), "\(name): \(r.stderr)")
         }
-        let missing = try Run.ytGst(["receive", "sdp:" + dir.appendingPathComponent("none.sdp").path, "--sink", "fakesink"])
+        let missing = try Run.ytGst([
+            "receive", "sdp:" + dir.appendingPathComponent("none.sdp").path, "--sink", "fakesink",
+        ])
         #expect(missing.status == 1 && missing.stderr.contains("No such file"), "\(missing.stderr)")
     }
 

@@ -6,8 +6,8 @@
 // sample of each of several tone bursts: latency = render time - arrival time. Prints `latency_ms=<median>`
 // (scripts/measure-latency.sh runs this test and passes that line on to the benchmark).
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized, .enabled(if: NetworkLab.available, "needs root and iproute2 (network namespaces)"))
 struct LatencyTests {
@@ -33,18 +33,23 @@ struct LatencyTests {
                 }
             }
         }
-        let file = try Signal.write(samples, rate: rate, channels: 2, bits: 16, to: dir.appendingPathComponent("bursts.wav"))
+        let file = try Signal.write(
+            samples, rate: rate, channels: 2, bits: 16, to: dir.appendingPathComponent("bursts.wav"))
         let fifo = dir.appendingPathComponent("out.pcm").path
         #expect(mkfifo(fifo, 0o600) == 0)
 
         let sniffer = try PacketSniffer(lab: lab, host: lab.host("r"), udpPort: 5004)
         let reader = FIFOReader(path: fifo)
-        let receiver = try lab.launch(in: lab.host("r"), Binary.path, [
-            "receive", "rtp://@:5004", "--timeout", "5", "--sink",
-            "audio/x-raw,format=S16LE,rate=\(rate),channels=2 ! filesink location=\(fifo) buffer-mode=unbuffered sync=true",
-        ])
+        let receiver = try lab.launch(
+            in: lab.host("r"), Binary.path,
+            [
+                "receive", "rtp://@:5004", "--timeout", "5", "--sink",
+                "audio/x-raw,format=S16LE,rate=\(rate),channels=2 ! filesink location=\(fifo) buffer-mode=unbuffered sync=true",
+            ])
         usleep(500_000)
-        let sent = try lab.run(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"], timeout: 20)
+        let sent = try lab.run(
+            in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"],
+            timeout: 20)
         let received = receiver.wait(timeout: 10)
         let packets = sniffer.stop()
         let writes = reader.wait()
@@ -71,13 +76,17 @@ struct LatencyTests {
         for burst in 1...LatencyTests.bursts {
             let expected = burst * LatencyTests.burstEvery
             // Find the burst's first loud sample in the output near where it belongs.
-            let onset = stride(from: max(0, expected - 2_000), to: min(output.count / 4, expected + 2_000), by: 1).first {
+            let onset = stride(from: max(0, expected - 2_000), to: min(output.count / 4, expected + 2_000), by: 1).first
+            {
                 abs(Int(Int16(bitPattern: UInt16(output[$0 * 4]) | UInt16(output[$0 * 4 + 1]) << 8))) > 1_000
             }
-            guard let onset, let sentAt = arrival(ofFrame: onset), let shownAt = render(ofFrame: onset) else { continue }
+            guard let onset, let sentAt = arrival(ofFrame: onset), let shownAt = render(ofFrame: onset) else {
+                continue
+            }
             latencies.append((shownAt - sentAt) * 1000)
         }
-        #expect(latencies.count >= LatencyTests.bursts - 1, "measured \(latencies.count) of \(LatencyTests.bursts) bursts")
+        #expect(
+            latencies.count >= LatencyTests.bursts - 1, "measured \(latencies.count) of \(LatencyTests.bursts) bursts")
         let sorted = latencies.sorted()
         let median = sorted.isEmpty ? .infinity : sorted[sorted.count / 2]
         print("latency_ms=\(String(format: "%.1f", median))")
@@ -103,7 +112,9 @@ final class PacketSniffer: @unchecked Sendable {
 
     init(lab: NetworkLab, host: LabHost, udpPort: Int) throws {
         let ethernetIPv4 = UInt16(0x0800).bigEndian
-        socket = try lab.withNamespace(of: host) { Glibc.socket(AF_PACKET, Int32(SOCK_DGRAM.rawValue), Int32(ethernetIPv4)) }
+        socket = try lab.withNamespace(of: host) {
+            Glibc.socket(AF_PACKET, Int32(SOCK_DGRAM.rawValue), Int32(ethernetIPv4))
+        }
         guard socket >= 0 else { throw NetworkLabError(description: "AF_PACKET socket: errno \(errno)") }
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -167,7 +178,8 @@ final class FIFOReader: @unchecked Sendable {
             while fd >= 0 {
                 let count = read(fd, &buffer, buffer.count)
                 guard count > 0 else { break }
-                writes.append(Write(time: monotonicSeconds(), offset: offset, count: count, bytes: Array(buffer[0..<count])))
+                writes.append(
+                    Write(time: monotonicSeconds(), offset: offset, count: count, bytes: Array(buffer[0..<count])))
                 offset += count
             }
             if fd >= 0 { Glibc.close(fd) }

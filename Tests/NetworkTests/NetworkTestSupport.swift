@@ -1,12 +1,14 @@
 // yt-gst — helpers for the network tests: signals with known samples, WAV output checks, alignment, the binary.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A test signal: a tone plus deterministic noise (so no stretch repeats and alignment is unique), or a pure tone.
 enum Signal {
     /// Interleaved little-endian samples of `bits` (16 or 24) for `frames` frames.
-    static func bytes(frames: Int, rate: Int, channels: Int, bits: Int, noise: Bool = true, frequency: Double = 997) -> [UInt8] {
+    static func bytes(
+        frames: Int, rate: Int, channels: Int, bits: Int, noise: Bool = true, frequency: Double = 997
+    ) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(frames * channels * bits / 8)
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -44,9 +46,12 @@ struct OutputWAV {
 
     init(path: String) throws {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func u32(_ at: Int) -> Int {
+            Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+        }
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        guard bytes.count >= 12, bytes[0..<4] == [0x52, 0x49, 0x46, 0x46][...], bytes[8..<12] == [0x57, 0x41, 0x56, 0x45][...]
+        guard bytes.count >= 12, bytes[0..<4] == [0x52, 0x49, 0x46, 0x46][...],
+            bytes[8..<12] == [0x57, 0x41, 0x56, 0x45][...]
         else { throw NetworkLabError(description: "\(path): not a RIFF/WAVE file (\(bytes.count) bytes)") }
         var offset = 12
         var riffOK = u32(4) == bytes.count - 8
@@ -87,7 +92,9 @@ enum Align {
 
     /// Walks `output` against `input` allowing only forward jumps (skipped packets): returns the jumps (in frames)
     /// and the count of output frames that match nothing (wrong samples).
-    static func walk(_ output: [UInt8], in input: [UInt8], frameBytes: Int, maxJumpFrames: Int = 4_096)
+    static func walk(
+        _ output: [UInt8], in input: [UInt8], frameBytes: Int, maxJumpFrames: Int = 4_096
+    )
         -> (jumps: [Int], wrongFrames: Int)
     {
         guard var position = offset(of: output, in: input, frameBytes: frameBytes) else {
@@ -98,8 +105,11 @@ enum Align {
         var index = 0
         let frames = output.count / frameBytes
         func same(_ o: Int, _ i: Int, count: Int) -> Bool {
-            guard (i + count) * frameBytes <= input.count, (o + count) * frameBytes <= output.count else { return false }
-            return output[(o * frameBytes)..<((o + count) * frameBytes)] == input[(i * frameBytes)..<((i + count) * frameBytes)]
+            guard (i + count) * frameBytes <= input.count, (o + count) * frameBytes <= output.count else {
+                return false
+            }
+            return output[(o * frameBytes)..<((o + count) * frameBytes)]
+                == input[(i * frameBytes)..<((i + count) * frameBytes)]
         }
         while index < frames {
             if same(index, position, count: 1) {

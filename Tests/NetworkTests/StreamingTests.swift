@@ -1,8 +1,8 @@
 // yt-gst — `stream` → `receive` between real hosts: network namespaces joined by a bridge, real packets, the real
 // binary on both sides. Each test makes its own lab and removes it (and its processes) however it ends.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized, .enabled(if: NetworkLab.available, "needs root and iproute2 (network namespaces)"))
 struct StreamingTests {
@@ -38,14 +38,17 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 88_200, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
         settle()
         let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004"])
         let received = receiver.wait(timeout: 15)
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(received.status == 0, "\(received.stderr)")
-        #expect(received.stderr.contains("the sender finished") && received.stderr.contains(" 0 lost"), "\(received.stderr)")
+        #expect(
+            received.stderr.contains("the sender finished") && received.stderr.contains(" 0 lost"), "\(received.stderr)"
+        )
         let output = try OutputWAV(path: path("out.wav"))
         #expect(output.headerIsFinal && output.rate == 44_100 && output.channels == 2)
         #expect(output.data.count == input.count, "received \(output.data.count) of \(input.count) bytes")
@@ -57,9 +60,12 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r", "q"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 48_000, rate: 48_000, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 48_000, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
-        let first = try receive(lab, on: "r", ["rtp://@239.255.77.1:5004", "--iface", "eth0", "--timeout", "5", "--sink", wavSink("r.wav")])
-        let second = try receive(lab, on: "q", ["rtp://@239.255.77.1:5004", "--timeout", "5", "--sink", wavSink("q.wav")])
+        let file = try Signal.write(
+            input, rate: 48_000, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let first = try receive(
+            lab, on: "r", ["rtp://@239.255.77.1:5004", "--iface", "eth0", "--timeout", "5", "--sink", wavSink("r.wav")])
+        let second = try receive(
+            lab, on: "q", ["rtp://@239.255.77.1:5004", "--timeout", "5", "--sink", wavSink("q.wav")])
         settle()
         let sent = try stream(lab, [file, "--to", "rtp://239.255.77.1:5004", "--ttl", "1", "--iface", "eth0"])
         #expect(sent.status == 0, "\(sent.stderr)")
@@ -67,7 +73,8 @@ struct StreamingTests {
             let result = receiver.wait(timeout: 15)
             #expect(result.status == 0, "\(name): \(result.stderr)")
             let output = try OutputWAV(path: path(name))
-            #expect(output.headerIsFinal && output.data == input, "\(name): \(output.data.count) of \(input.count) bytes")
+            #expect(
+                output.headerIsFinal && output.data == input, "\(name): \(output.data.count) of \(input.count) bytes")
         }
     }
 
@@ -76,8 +83,10 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 48_000, rate: 48_000, channels: 2, bits: 24)
-        let file = try Signal.write(input, rate: 48_000, channels: 2, bits: 24, to: dir.appendingPathComponent("in.wav"))
-        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav", bits: 24)])
+        let file = try Signal.write(
+            input, rate: 48_000, channels: 2, bits: 24, to: dir.appendingPathComponent("in.wav"))
+        let receiver = try receive(
+            lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav", bits: 24)])
         settle()
         let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004"])  // L24 by default
         let received = receiver.wait(timeout: 15)
@@ -97,7 +106,8 @@ struct StreamingTests {
         var bitsPerSecond: [String: Double] = [:]
         for codec in ["l16", "opus"] {
             let before = try lab.receivedBytes(in: lab.host("r"))
-            let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("\(codec).wav")])
+            let receiver = try receive(
+                lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("\(codec).wav")])
             settle()
             let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004", "--codec", codec])
             let received = receiver.wait(timeout: 15)
@@ -120,19 +130,24 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 44_100, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
         let destination = "rtp://\(lab.host("r").address):5004"
         // A first (short) run writes the SDP that the receivers then start from.
-        let short = try Signal.write(Array(input[0..<4_000]), rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("short.wav"))
+        let short = try Signal.write(
+            Array(input[0..<4_000]), rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("short.wav"))
         #expect(try stream(lab, [short, "--to", destination, "--sdp", path("x.sdp")]).status == 0)
         let sdp = try String(contentsOfFile: path("x.sdp"), encoding: .utf8)
         #expect(sdp.contains("m=audio 5004 RTP/AVP 10") && sdp.contains("a=rtpmap:10 L16/44100/2"), "\(sdp)")
 
         // An independent client: gst-launch's sdpdemux.
-        let gst = try lab.launch(in: lab.host("r"), "/usr/bin/gst-launch-1.0", [
-            "-e", "filesrc", "location=\(path("x.sdp"))", "!", "sdpdemux", "!", "rtpL16depay", "!", "audioconvert", "!",
-            "audio/x-raw,format=S16LE", "!", "wavenc", "!", "filesink", "location=\(path("gst.wav"))",
-        ])
+        let gst = try lab.launch(
+            in: lab.host("r"), "/usr/bin/gst-launch-1.0",
+            [
+                "-e", "filesrc", "location=\(path("x.sdp"))", "!", "sdpdemux", "!", "rtpL16depay", "!", "audioconvert",
+                "!",
+                "audio/x-raw,format=S16LE", "!", "wavenc", "!", "filesink", "location=\(path("gst.wav"))",
+            ])
         settle()
         usleep(600_000)
         #expect(try stream(lab, [file, "--to", destination]).status == 0)
@@ -140,10 +155,13 @@ struct StreamingTests {
         gst.signal(SIGINT)  // -e: end of stream, then the WAV header is written
         let gstResult = gst.wait(timeout: 10)
         let viaGst = try OutputWAV(path: path("gst.wav"))
-        #expect(viaGst.headerIsFinal && viaGst.data == input, "gst-launch: \(viaGst.data.count) of \(input.count) bytes; \(gstResult.stdout)")
+        #expect(
+            viaGst.headerIsFinal && viaGst.data == input,
+            "gst-launch: \(viaGst.data.count) of \(input.count) bytes; \(gstResult.stdout)")
 
         // And yt-gst itself from the same file.
-        let receiver = try receive(lab, on: "r", ["sdp:" + path("x.sdp"), "--timeout", "5", "--sink", wavSink("sdp.wav")])
+        let receiver = try receive(
+            lab, on: "r", ["sdp:" + path("x.sdp"), "--timeout", "5", "--sink", wavSink("sdp.wav")])
         settle()
         #expect(try stream(lab, [file, "--to", destination]).status == 0)
         let received = receiver.wait(timeout: 15)
@@ -156,7 +174,8 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let first = Signal.bytes(frames: 30_000, rate: 44_100, channels: 2, bits: 16)
-        let second = Array(Signal.bytes(frames: 60_000, rate: 44_100, channels: 2, bits: 16, frequency: 311).suffix(30_000 * 4))
+        let second = Array(
+            Signal.bytes(frames: 60_000, rate: 44_100, channels: 2, bits: 16, frequency: 311).suffix(30_000 * 4))
         let a = try Signal.write(first, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("a.wav"))
         let b = try Signal.write(second, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("b.wav"))
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
@@ -174,10 +193,12 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 44_100 * 6, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "1", "--sink", wavSink("out.wav")])
         settle()
-        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
+        let sender = try lab.launch(
+            in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
         usleep(1_500_000)
         sender.signal(SIGKILL)
         let killedAt = Date()
@@ -199,9 +220,12 @@ struct StreamingTests {
         let file = try Signal.write(
             Signal.bytes(frames: 4_410, rate: 44_100, channels: 2, bits: 16), rate: 44_100, channels: 2, bits: 16,
             to: dir.appendingPathComponent("in.wav"))
-        let r = try lab.run(in: lab.host("s"), Binary.path, ["stream", file, "--to", "rtp://192.0.2.1:5004"], timeout: 10)
-        #expect(r.status == 1 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("no route"), "\(r.stderr)")
-        let srt = try lab.run(in: lab.host("s"), Binary.path, ["stream", file, "--to", "srt://192.0.2.1:7001"], timeout: 10)
+        let r = try lab.run(
+            in: lab.host("s"), Binary.path, ["stream", file, "--to", "rtp://192.0.2.1:5004"], timeout: 10)
+        #expect(
+            r.status == 1 && r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("no route"), "\(r.stderr)")
+        let srt = try lab.run(
+            in: lab.host("s"), Binary.path, ["stream", file, "--to", "srt://192.0.2.1:7001"], timeout: 10)
         #expect(srt.status == 1 && srt.stderr.split(separator: "\n").count == 1, "\(srt.stderr)")
     }
 
@@ -210,8 +234,10 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 44_100 * 3, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
-        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let sender = try lab.launch(
+            in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
         usleep(1_000_000)
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
         let sent = sender.wait(timeout: 15)
@@ -220,7 +246,9 @@ struct StreamingTests {
         let output = try OutputWAV(path: path("out.wav"))
         let offset = try #require(Align.offset(of: output.data, in: input, frameBytes: 4), "output not found in input")
         #expect(offset > 44_100 / 2 && offset < 44_100 * 2, "joined at frame \(offset)")
-        #expect(output.data == Array(input[(offset * 4)...]), "not contiguous to the end: \(output.data.count) bytes from frame \(offset)")
+        #expect(
+            output.data == Array(input[(offset * 4)...]),
+            "not contiguous to the end: \(output.data.count) bytes from frame \(offset)")
     }
 
     @Test func fivePercentLossIsReportedAndSkippedCleanly() throws {
@@ -229,15 +257,20 @@ struct StreamingTests {
         defer { lab.close() }
         try lab.dropIncoming(percent: 5, udpPort: 5004, in: lab.host("r"))
         let input = Signal.bytes(frames: 44_100 * 4, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
         settle()
         let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004"])
         let received = receiver.wait(timeout: 15)
         #expect(sent.status == 0 && received.status == 0, "\(sent.stderr) \(received.stderr)")
         let dropped = try lab.droppedPackets(in: lab.host("r"))
-        let summary = try #require(received.stderr.split(separator: "\n").last(where: { $0.contains("the sender finished") }))
-        let lost = Int(summary.split(separator: ",").first(where: { $0.hasSuffix(" lost") })?.split(separator: " ").first ?? "") ?? -1
+        let summary = try #require(
+            received.stderr.split(separator: "\n").last(where: { $0.contains("the sender finished") }))
+        let lost =
+            Int(
+                summary.split(separator: ",").first(where: { $0.hasSuffix(" lost") })?.split(separator: " ").first ?? ""
+            ) ?? -1
         print("loss_dropped=\(dropped) loss_reported=\(lost)")
         #expect(dropped > 10, "nftables dropped only \(dropped) packets")
         // A packet dropped before the first one arrived is not "lost" to the receiver: it never knew of it.
@@ -246,7 +279,9 @@ struct StreamingTests {
         #expect(output.headerIsFinal)
         let walk = Align.walk(output.data, in: input, frameBytes: 4)
         #expect(walk.wrongFrames == 0, "\(walk.wrongFrames) frames match nothing in the input")
-        #expect(walk.jumps.count >= lost - 2 && walk.jumps.count <= lost, "\(walk.jumps.count) gaps for \(lost) lost packets")
+        #expect(
+            walk.jumps.count >= lost - 2 && walk.jumps.count <= lost,
+            "\(walk.jumps.count) gaps for \(lost) lost packets")
         #expect(walk.jumps.allSatisfy { $0 % 291 == 0 || $0 % 350 == 0 || $0 < 2_048 }, "gaps \(walk.jumps)")
     }
 
@@ -255,10 +290,12 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 44_100 * 4, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--sink", wavSink("out.wav")])
         settle()
-        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
+        let sender = try lab.launch(
+            in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
         usleep(1_500_000)
         receiver.signal(SIGINT)
         let received = receiver.wait(timeout: 10)
@@ -276,10 +313,12 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 44_100 * 2, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
         let secret = "passphrase=correct-horse-battery&pbkeylen=32"
         // The receiver listens, the sender calls.
-        let listener = try receive(lab, on: "r", ["srt://:7001?\(secret)", "--timeout", "8", "--sink", wavSink("a.wav")])
+        let listener = try receive(
+            lab, on: "r", ["srt://:7001?\(secret)", "--timeout", "8", "--sink", wavSink("a.wav")])
         settle()
         let sent = try stream(lab, [file, "--to", "srt://\(lab.host("r").address):7001?\(secret)"])
         let received = listener.wait(timeout: 15)
@@ -287,11 +326,13 @@ struct StreamingTests {
         #expect(received.stderr.contains("the sender finished"), "\(received.stderr)")
         #expect(try OutputWAV(path: path("a.wav")).data == input)
         // The sender listens, the receiver calls.
-        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "srt://:7002?\(secret)"])
+        let sender = try lab.launch(
+            in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "srt://:7002?\(secret)"])
         settle()
         let caller = try lab.run(
             in: lab.host("r"), Binary.path,
-            ["receive", "srt://\(lab.host("s").address):7002?\(secret)", "--timeout", "8", "--sink", wavSink("b.wav")], timeout: 15)
+            ["receive", "srt://\(lab.host("s").address):7002?\(secret)", "--timeout", "8", "--sink", wavSink("b.wav")],
+            timeout: 15)
         #expect(caller.status == 0, "\(caller.stderr)")
         #expect(sender.wait(timeout: 10).status == 0)
         let output = try OutputWAV(path: path("b.wav"))
@@ -303,8 +344,11 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 44_100 * 6, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
-        let receiver = try receive(lab, on: "r", ["srt://:7001?passphrase=correct-horse-battery", "--timeout", "1", "--sink", wavSink("out.wav")])
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let receiver = try receive(
+            lab, on: "r",
+            ["srt://:7001?passphrase=correct-horse-battery", "--timeout", "1", "--sink", wavSink("out.wav")])
         settle()
         let sender = try lab.launch(
             in: lab.host("s"), Binary.path,
@@ -314,7 +358,8 @@ struct StreamingTests {
         let killedAt = Date()
         let received = receiver.wait(timeout: 10)
         let took = Date().timeIntervalSince(killedAt)
-        #expect(received.status == 1 && received.stderr.contains("no data from srt://:7001 for 1 s"), "\(received.stderr)")
+        #expect(
+            received.status == 1 && received.stderr.contains("no data from srt://:7001 for 1 s"), "\(received.stderr)")
         #expect(took < 3, "the receiver took \(took) s after the sender died")
         let output = try OutputWAV(path: path("out.wav"))
         #expect(output.headerIsFinal && output.data.count > 44_100 * 4 / 2, "\(output.data.count) bytes")
@@ -329,20 +374,29 @@ struct StreamingTests {
             Signal.bytes(frames: 44_100, rate: 44_100, channels: 2, bits: 16), rate: 44_100, channels: 2, bits: 16,
             to: dir.appendingPathComponent("in.wav"))
         // Receiver listening; a caller with the wrong passphrase.
-        let listener = try receive(lab, on: "r", ["srt://:7001?passphrase=correct-horse-battery", "--sink", wavSink("a.wav")])
+        let listener = try receive(
+            lab, on: "r", ["srt://:7001?passphrase=correct-horse-battery", "--sink", wavSink("a.wav")])
         settle()
-        let sent = try stream(lab, [file, "--to", "srt://\(lab.host("r").address):7001?passphrase=wrong-horse-battery"])
+        let sent = try stream(
+            lab, [file, "--to", "srt://\(lab.host("r").address):7001?passphrase=wrong-horse-battery"])
         let received = listener.wait(timeout: 10)
         #expect(sent.status == 1 && sent.stderr.split(separator: "\n").count == 1, "\(sent.stderr)")
         #expect(received.status == 1, "\(received.stderr)")
-        #expect(received.stderr.split(separator: "\n").count == 1 && received.stderr.contains("wrong passphrase"), "\(received.stderr)")
+        #expect(
+            received.stderr.split(separator: "\n").count == 1 && received.stderr.contains("wrong passphrase"),
+            "\(received.stderr)")
         #expect(received.seconds < 5)
         // Receiver calling a listening sender with the wrong passphrase.
-        let sender = try lab.launch(in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "srt://:7002?passphrase=correct-horse-battery"])
+        let sender = try lab.launch(
+            in: lab.host("s"), Binary.path,
+            ["stream", "-q", file, "--to", "srt://:7002?passphrase=correct-horse-battery"])
         settle()
         let caller = try lab.run(
             in: lab.host("r"), Binary.path,
-            ["receive", "srt://\(lab.host("s").address):7002?passphrase=wrong-horse-battery", "--sink", wavSink("b.wav")], timeout: 10)
+            [
+                "receive", "srt://\(lab.host("s").address):7002?passphrase=wrong-horse-battery", "--sink",
+                wavSink("b.wav"),
+            ], timeout: 10)
         sender.signal(SIGINT)
         _ = sender.wait(timeout: 5)
         #expect(caller.status == 1 && caller.stderr.contains("wrong passphrase"), "\(caller.stderr)")

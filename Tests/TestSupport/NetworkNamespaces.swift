@@ -33,7 +33,9 @@ public final class NetworkLab: @unchecked Sendable {
     private var closed = false
 
     public static var ipPath: String {
-        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "ip"
+        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        } ?? "ip"
     }
 
     /// Whether labs can be made here: root and the `ip` tool.
@@ -57,7 +59,10 @@ public final class NetworkLab: @unchecked Sendable {
                 let namespace = prefix + name
                 let address = "\(subnet).\(index + 2)"
                 try addNamespace(namespace)
-                try ip(["-n", bridge, "link", "add", "p\(index)", "type", "veth", "peer", "name", "eth0", "netns", namespace])
+                try ip([
+                    "-n", bridge, "link", "add", "p\(index)", "type", "veth", "peer", "name", "eth0", "netns",
+                    namespace,
+                ])
                 try ip(["-n", bridge, "link", "set", "p\(index)", "master", "br0", "up"])
                 try ip(["-n", namespace, "addr", "add", "\(address)/24", "dev", "eth0"])
                 try ip(["-n", namespace, "link", "set", "eth0", "up"])
@@ -81,7 +86,9 @@ public final class NetworkLab: @unchecked Sendable {
         closed = true
         for process in processes where process.process.isRunning { process.signal(SIGKILL) }
         for process in processes { process.process.waitUntilExit() }
-        for namespace in namespaces.reversed() { _ = try? Run.run(NetworkLab.ipPath, ["netns", "del", namespace], timeout: 10) }
+        for namespace in namespaces.reversed() {
+            _ = try? Run.run(NetworkLab.ipPath, ["netns", "del", namespace], timeout: 10)
+        }
     }
 
     /// Deletes namespaces of earlier test processes (prefix "ytn<pid>") whose process is gone.
@@ -97,14 +104,19 @@ public final class NetworkLab: @unchecked Sendable {
     }
 
     /// Starts `executable` inside `host` (`ip netns exec` execs it, so the PID is the program's).
-    public func launch(in host: LabHost, _ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Launched {
-        let launched = try Run.launch(NetworkLab.ipPath, ["netns", "exec", host.namespace, executable] + arguments, environment: environment)
+    public func launch(
+        in host: LabHost, _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> Launched {
+        let launched = try Run.launch(
+            NetworkLab.ipPath, ["netns", "exec", host.namespace, executable] + arguments, environment: environment)
         processes.append(launched)
         return launched
     }
 
     /// Runs `executable` inside `host` to completion (or `timeout` seconds, then kills it).
-    public func run(in host: LabHost, _ executable: String, _ arguments: [String], timeout: Double = 30) throws -> RunResult {
+    public func run(
+        in host: LabHost, _ executable: String, _ arguments: [String], timeout: Double = 30
+    ) throws -> RunResult {
         try launch(in: host, executable, arguments).wait(timeout: timeout)
     }
 
@@ -115,12 +127,20 @@ public final class NetworkLab: @unchecked Sendable {
         let nft = ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
         for command in [
             ["add", "table", "inet", "ytloss"],
-            ["add", "chain", "inet", "ytloss", "input", "{", "type", "filter", "hook", "input", "priority", "0", ";", "}"],
-            ["add", "rule", "inet", "ytloss", "input", "udp", "dport", "\(port)", "numgen", "random", "mod", "100", "<", "\(percent)",
-             "counter", "drop"],
+            [
+                "add", "chain", "inet", "ytloss", "input", "{", "type", "filter", "hook", "input", "priority", "0", ";",
+                "}",
+            ],
+            [
+                "add", "rule", "inet", "ytloss", "input", "udp", "dport", "\(port)", "numgen", "random", "mod", "100",
+                "<", "\(percent)",
+                "counter", "drop",
+            ],
         ] {
             let r = try run(in: host, nft, command, timeout: 10)
-            guard r.status == 0 else { throw NetworkLabError(description: "nft \(command.joined(separator: " ")): \(r.stderr)") }
+            guard r.status == 0 else {
+                throw NetworkLabError(description: "nft \(command.joined(separator: " ")): \(r.stderr)")
+            }
         }
     }
 
