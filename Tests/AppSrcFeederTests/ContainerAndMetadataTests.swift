@@ -193,6 +193,38 @@ import TestSupport
         #expect(bytes == tail, "got \(bytes.count) bytes after the seek, expected the \(tail.count)-byte tail")
     }
 
+    /// Seeking compressed audio: the feeder restarts at the block that holds the time (stamped with its first frame),
+    /// and the decoder clips that block to the seek segment, so the audio starts exactly at the time.
+    @Test func seekingIMAADPCMStartsAtTheBlockHoldingTheTime() throws {
+        Gst.initialize()
+        let dir = try Paths.makeScratch("ima-seek")
+        defer { Paths.removeScratch(dir) }
+        let wav = try SyntheticWAV.tone(frames: 8_000 * 6, rate: 8_000, channels: 1).write(to: dir.appendingPathComponent("in.wav"))
+        let ima = dir.appendingPathComponent("ima.wav").path
+        let r = try Run.run("/usr/bin/sox", [wav, "-e", "ima-adpcm", ima])
+        #expect(r.status == 0, "sox: \(r.stderr)")
+        let feeder = try WAVFeeder(path: ima)
+        guard case .blocks(let framesPerBlock?) = feeder.file.format.packetization else {
+            Issue.record("IMA ADPCM is not block-packetized")
+            return
+        }
+        let launch = Launch.insertingDecoder(
+            afterSource: "src", in: "appsrc name=src ! audioconvert ! appsink name=sink sync=true", decoder: feeder.decoder)
+        let player = Player(launch: launch)
+        defer { player.stop() }
+        try player.play(feeder)
+        let sink = try #require(player.pipeline).appSink(named: "sink")
+        #expect(sink.pull(timeout: .seconds(5)) != nil)
+        try player.seek(to: ClockTime(seconds: 4))
+        let after = try #require(sink.pull(timeout: .seconds(5)))
+        #expect(after.pts == ClockTime(seconds: 4), "\(String(describing: after.pts))")
+        var frames = after.bytes.count / 2
+        while let sample = sink.pull(timeout: .seconds(5)) { frames += sample.bytes.count / 2 }
+        #expect(sink.isEndOfStream)
+        let total = Int(feeder.file.dataByteCount) / feeder.file.format.blockAlign * framesPerBlock
+        #expect(frames == total - 4 * 8_000)
+    }
+
     /// A tag GStreamer has no caps for, and one it has caps for but no installed decoder takes: one line, exit 1.
     @Test(arguments: [(UInt16(0x0004), "VSELP"), (UInt16(0x0075), "Voxware")])
     func aCodecNothingDecodesIsOneLineAndExitOne(tag: UInt16, name: String) throws {
