@@ -41,7 +41,8 @@ func exercise(_ file: WAVFile) {
     _ = format.declaredSamplesPerBlock
     if let plan = PacketPlan(file: file, chunkMilliseconds: 200) {
         precondition(plan.unitBytes >= 1 && plan.chunkUnits >= 1, "empty packets")
-        precondition(plan.chunkUnits == 1 || plan.chunkUnits * Int64(plan.unitBytes) <= PacketPlan.maxChunkBytes, "huge buffers")
+        precondition(
+            plan.chunkUnits == 1 || plan.chunkUnits * Int64(plan.unitBytes) <= PacketPlan.maxChunkBytes, "huge buffers")
         precondition(plan.totalUnits * Int64(plan.unitBytes) <= file.dataByteCount, "plan past the data")
         let last = max(0, plan.totalUnits - 1)
         _ = plan.timing(units: last..<plan.totalUnits)

@@ -74,17 +74,22 @@ public struct PacketPlan: Sendable, Equatable {
 
     /// Timing of the units `range`: start and duration in nanoseconds (nil without a clock) and the offsets GStreamer
     /// puts on buffers (frames for frame clocks, bytes otherwise).
-    public func timing(units range: Range<Int64>) -> (pts: UInt64?, duration: UInt64?, offset: Int64, offsetEnd: Int64) {
+    public func timing(units range: Range<Int64>) -> (pts: UInt64?, duration: UInt64?, offset: Int64, offsetEnd: Int64)
+    {
         let start = nanoseconds(atUnit: range.lowerBound)
         let end = nanoseconds(atUnit: range.upperBound)
         let duration = start.flatMap { start in end.map { $0 >= start ? $0 - start : 0 } }
         switch clock {
         case .frames(let perUnit, _):
-            return (start, duration, Int64(clamping: Self.product(range.lowerBound, perUnit)),
-                    Int64(clamping: Self.product(range.upperBound, perUnit)))
+            return (
+                start, duration, Int64(clamping: Self.product(range.lowerBound, perUnit)),
+                Int64(clamping: Self.product(range.upperBound, perUnit))
+            )
         case .bytes, .none:
-            return (start, duration, Int64(clamping: Self.product(range.lowerBound, unitBytes)),
-                    Int64(clamping: Self.product(range.upperBound, unitBytes)))
+            return (
+                start, duration, Int64(clamping: Self.product(range.lowerBound, unitBytes)),
+                Int64(clamping: Self.product(range.upperBound, unitBytes))
+            )
         }
     }
 

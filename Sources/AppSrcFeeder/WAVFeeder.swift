@@ -69,11 +69,13 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         } else if file.format.feedLayout == nil {
             throw WAVError(
                 .invalidFormat,
-                "no raw audio layout for \(file.format.validBits)-bit samples in \(file.format.bytesPerSample)-byte containers")
+                "no raw audio layout for \(file.format.validBits)-bit samples in \(file.format.bytesPerSample)-byte containers"
+            )
         }
         precondition(chunkMilliseconds > 0 && buffers > 0, "chunk length and buffer count must be positive")
         guard let plan = PacketPlan(file: file, chunkMilliseconds: chunkMilliseconds) else {
-            throw WAVError(.unsupportedCodec, "unsupported codec: \(file.codecDescription)", formatTag: file.format.effectiveTag)
+            throw WAVError(
+                .unsupportedCodec, "unsupported codec: \(file.codecDescription)", formatTag: file.format.effectiveTag)
         }
         self.file = file
         self.source = source
@@ -186,7 +188,8 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
                 delivered = frames.lowerBound..<(frames.lowerBound + Int64(written / frameBytes))
                 let timing = plan.timing(units: delivered)
                 return BufferTiming(
-                    pts: ClockTime(nanoseconds: timing.pts ?? .max), duration: ClockTime(nanoseconds: timing.duration ?? .max),
+                    pts: ClockTime(nanoseconds: timing.pts ?? .max),
+                    duration: ClockTime(nanoseconds: timing.duration ?? .max),
                     offset: timing.offset, offsetEnd: timing.offsetEnd)
             }
             if delivered.count < frames.count {
@@ -206,7 +209,9 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     }
 
     /// Reads up to `count` whole units at `offset` into `buffer` in the pushed layout; returns the units read.
-    private func readFrames(at offset: Int64, count: Int, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
+    private func readFrames(
+        at offset: Int64, count: Int, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(WAVError) -> Int {
         let blockAlign = plan.unitBytes
         guard case .widenedToFloat64(let width)? = file.format.feedLayout else {
             return try source.read(at: offset, into: buffer) / blockAlign

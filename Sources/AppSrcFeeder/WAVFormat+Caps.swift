@@ -60,7 +60,9 @@ extension WAVFormat {
 
     /// The GStreamer channel mask (bit n = GstAudioChannelPosition n) for this format's channels.
     var gstChannelMask: UInt64 {
-        if let mask = channelMask, mask.nonzeroBitCount == channels, let mapped = ChannelPositions.gstMask(fromWAV: mask) {
+        if let mask = channelMask, mask.nonzeroBitCount == channels,
+            let mapped = ChannelPositions.gstMask(fromWAV: mask)
+        {
             return mapped
         }
         return ChannelPositions.defaultGstMask(channels: channels)
@@ -131,7 +133,8 @@ extension WAVFormat {
         case 0x0007:
             caps = "audio/x-mulaw"
         case 0x000A:
-            caps = "audio/x-wms, bitrate=(int)\(averageBytesPerSecond * 8), width=(int)\(bitsPerSample),"
+            caps =
+                "audio/x-wms, bitrate=(int)\(averageBytesPerSecond * 8), width=(int)\(bitsPerSample),"
                 + " depth=(int)\(bitsPerSample)"
             withBlockAlign = true
         case 0x0011, 0x0069:
@@ -170,7 +173,8 @@ extension WAVFormat {
         case 0x00FF, 0x4143, 0x706D:
             caps = "audio/mpeg, mpegversion=(int)4"
         case 0x0160...0x0163:
-            caps = "audio/x-wma, wmaversion=(int)\(tag - 0x0160 + 1), bitrate=(int)\(averageBytesPerSecond * 8),"
+            caps =
+                "audio/x-wma, wmaversion=(int)\(tag - 0x0160 + 1), bitrate=(int)\(averageBytesPerSecond * 8),"
                 + " depth=(int)\(bitsPerSample)"
             withBlockAlign = true
         case 0x0270:

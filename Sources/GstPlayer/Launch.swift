@@ -26,7 +26,9 @@ public enum Launch {
     ///   - name: the source's `name` property ("src").
     ///   - launch: a gst-launch description.
     ///   - decoder: the launch text of the decoder to insert (default `decodebin`, which picks the installed one).
-    public static func insertingDecoder(afterSource name: String, in launch: String, decoder: String = "decodebin")
+    public static func insertingDecoder(
+        afterSource name: String, in launch: String, decoder: String = "decodebin"
+    )
         -> String
     {
         let tokens = tokenize(launch)

@@ -50,13 +50,18 @@ struct InfoCommand {
         var lines = [path]
         func field(_ name: String, _ value: String) { lines.append("  " + name.padding(to: 14) + value) }
         field("container", wav.container.rawValue)
-        field("format", "\(hex(format.formatTag)) \(FormatTag.name(of: format.formatTag))"
-              + (format.subFormatTag.map { " (sub-format \(hex($0)) \(FormatTag.name(of: $0)))" } ?? ""))
+        field(
+            "format",
+            "\(hex(format.formatTag)) \(FormatTag.name(of: format.formatTag))"
+                + (format.subFormatTag.map { " (sub-format \(hex($0)) \(FormatTag.name(of: $0)))" } ?? ""))
         field("sample format", format.rawSampleFormat ?? "compressed")
         field("rate", "\(format.sampleRate) Hz")
-        field("channels", "\(format.channels)" + (format.channelMask.map { " (mask 0x\(String($0, radix: 16)))" } ?? ""))
-        field("bits", format.validBits == format.bitsPerSample
-              ? "\(format.bitsPerSample)" : "\(format.validBits) valid in \(format.bitsPerSample)")
+        field(
+            "channels", "\(format.channels)" + (format.channelMask.map { " (mask 0x\(String($0, radix: 16)))" } ?? ""))
+        field(
+            "bits",
+            format.validBits == format.bitsPerSample
+                ? "\(format.bitsPerSample)" : "\(format.validBits) valid in \(format.bitsPerSample)")
         field("block align", "\(format.blockAlign)")
         field("frames", "\(wav.frameCount)")
         field("duration", Self.duration(wav.durationSeconds))
@@ -145,25 +150,33 @@ struct InfoCommand {
         if let b = metadata.broadcast {
             var lines = [
                 "description \"\(oneLine(b.description))\"", "originator \"\(oneLine(b.originator))\"",
-                "reference \"\(oneLine(b.originatorReference))\"", "origination \(b.originationDate) \(b.originationTime)",
+                "reference \"\(oneLine(b.originatorReference))\"",
+                "origination \(b.originationDate) \(b.originationTime)",
                 "time reference \(b.timeReference) samples, version \(b.version)",
             ]
             if !b.codingHistory.isEmpty { lines.append("coding history \"\(oneLine(b.codingHistory))\"") }
             groups.append(("bext", lines))
         }
         if !metadata.cuePoints.isEmpty {
-            groups.append(("cue points", metadata.cuePoints.map { cue in
-                var line = "id \(cue.id) at frame \(cue.position)"
-                if let label = cue.label { line += " \"\(oneLine(label))\"" }
-                if let length = cue.length { line += ", \(length) frames long" }
-                if let note = cue.note { line += ", note \"\(oneLine(note))\"" }
-                return line
-            }))
+            groups.append(
+                (
+                    "cue points",
+                    metadata.cuePoints.map { cue in
+                        var line = "id \(cue.id) at frame \(cue.position)"
+                        if let label = cue.label { line += " \"\(oneLine(label))\"" }
+                        if let length = cue.length { line += ", \(length) frames long" }
+                        if let note = cue.note { line += ", note \"\(oneLine(note))\"" }
+                        return line
+                    }
+                ))
         }
         if let s = metadata.sampler {
-            var lines = ["unity note \(s.midiUnityNote), pitch fraction \(s.midiPitchFraction), period \(s.samplePeriod) ns"]
+            var lines = [
+                "unity note \(s.midiUnityNote), pitch fraction \(s.midiPitchFraction), period \(s.samplePeriod) ns"
+            ]
             lines += s.loops.map { loop in
-                let kind = ["forward", "alternating", "backward"].indices.contains(Int(loop.type))
+                let kind =
+                    ["forward", "alternating", "backward"].indices.contains(Int(loop.type))
                     ? ["forward", "alternating", "backward"][Int(loop.type)] : "type \(loop.type)"
                 return "loop \(loop.id) \(kind) \(loop.start)...\(loop.end), "
                     + (loop.playCount == 0 ? "forever" : "\(loop.playCount) times")
@@ -171,52 +184,64 @@ struct InfoCommand {
             groups.append(("sampler", lines))
         }
         if let i = metadata.instrument {
-            groups.append(("instrument", [
-                "note \(i.unshiftedNote), fine tune \(i.fineTune) cents, gain \(i.gain) dB,"
-                    + " notes \(i.lowNote)-\(i.highNote), velocities \(i.lowVelocity)-\(i.highVelocity)",
-            ]))
+            groups.append(
+                (
+                    "instrument",
+                    [
+                        "note \(i.unshiftedNote), fine tune \(i.fineTune) cents, gain \(i.gain) dB,"
+                            + " notes \(i.lowNote)-\(i.highNote), velocities \(i.lowVelocity)-\(i.highVelocity)"
+                    ]
+                ))
         }
         return groups
     }
 
     static func metadataJSON(_ metadata: WAVMetadata) -> [(String, String)] {
         let info = metadata.info.map { JSON.object([("id", JSON.string($0.id)), ("value", JSON.string($0.value))]) }
-        let tags = metadata.gstreamerTags.map { JSON.object([("name", JSON.string($0.name)), ("value", JSON.string($0.value))]) }
-        let bext = metadata.broadcast.map { b in
-            JSON.object([
-                ("description", JSON.string(b.description)), ("originator", JSON.string(b.originator)),
-                ("originatorReference", JSON.string(b.originatorReference)),
-                ("originationDate", JSON.string(b.originationDate)), ("originationTime", JSON.string(b.originationTime)),
-                ("timeReference", "\(b.timeReference)"), ("version", "\(b.version)"),
-                ("codingHistory", JSON.string(b.codingHistory)),
-            ])
-        } ?? "null"
+        let tags = metadata.gstreamerTags.map {
+            JSON.object([("name", JSON.string($0.name)), ("value", JSON.string($0.value))])
+        }
+        let bext =
+            metadata.broadcast.map { b in
+                JSON.object([
+                    ("description", JSON.string(b.description)), ("originator", JSON.string(b.originator)),
+                    ("originatorReference", JSON.string(b.originatorReference)),
+                    ("originationDate", JSON.string(b.originationDate)),
+                    ("originationTime", JSON.string(b.originationTime)),
+                    ("timeReference", "\(b.timeReference)"), ("version", "\(b.version)"),
+                    ("codingHistory", JSON.string(b.codingHistory)),
+                ])
+            } ?? "null"
         let cues = metadata.cuePoints.map { cue in
             JSON.object([
                 ("id", "\(cue.id)"), ("position", "\(cue.position)"), ("label", cue.label.map(JSON.string) ?? "null"),
                 ("note", cue.note.map(JSON.string) ?? "null"), ("length", cue.length.map { "\($0)" } ?? "null"),
             ])
         }
-        let sampler = metadata.sampler.map { s in
-            let loops = s.loops.map { loop in
-                JSON.object([
-                    ("id", "\(loop.id)"), ("type", "\(loop.type)"), ("start", "\(loop.start)"), ("end", "\(loop.end)"),
-                    ("fraction", "\(loop.fraction)"), ("playCount", "\(loop.playCount)"),
+        let sampler =
+            metadata.sampler.map { s in
+                let loops = s.loops.map { loop in
+                    JSON.object([
+                        ("id", "\(loop.id)"), ("type", "\(loop.type)"), ("start", "\(loop.start)"),
+                        ("end", "\(loop.end)"),
+                        ("fraction", "\(loop.fraction)"), ("playCount", "\(loop.playCount)"),
+                    ])
+                }
+                return JSON.object([
+                    ("manufacturer", "\(s.manufacturer)"), ("product", "\(s.product)"),
+                    ("samplePeriod", "\(s.samplePeriod)"),
+                    ("midiUnityNote", "\(s.midiUnityNote)"), ("midiPitchFraction", "\(s.midiPitchFraction)"),
+                    ("loops", "[" + loops.joined(separator: ",") + "]"),
                 ])
-            }
-            return JSON.object([
-                ("manufacturer", "\(s.manufacturer)"), ("product", "\(s.product)"), ("samplePeriod", "\(s.samplePeriod)"),
-                ("midiUnityNote", "\(s.midiUnityNote)"), ("midiPitchFraction", "\(s.midiPitchFraction)"),
-                ("loops", "[" + loops.joined(separator: ",") + "]"),
-            ])
-        } ?? "null"
-        let instrument = metadata.instrument.map { i in
-            JSON.object([
-                ("unshiftedNote", "\(i.unshiftedNote)"), ("fineTune", "\(i.fineTune)"), ("gain", "\(i.gain)"),
-                ("lowNote", "\(i.lowNote)"), ("highNote", "\(i.highNote)"), ("lowVelocity", "\(i.lowVelocity)"),
-                ("highVelocity", "\(i.highVelocity)"),
-            ])
-        } ?? "null"
+            } ?? "null"
+        let instrument =
+            metadata.instrument.map { i in
+                JSON.object([
+                    ("unshiftedNote", "\(i.unshiftedNote)"), ("fineTune", "\(i.fineTune)"), ("gain", "\(i.gain)"),
+                    ("lowNote", "\(i.lowNote)"), ("highNote", "\(i.highNote)"), ("lowVelocity", "\(i.lowVelocity)"),
+                    ("highVelocity", "\(i.highVelocity)"),
+                ])
+            } ?? "null"
         return [
             ("info", "[" + info.joined(separator: ",") + "]"), ("tags", "[" + tags.joined(separator: ",") + "]"),
             ("bext", bext), ("cuePoints", "[" + cues.joined(separator: ",") + "]"), ("sampler", sampler),

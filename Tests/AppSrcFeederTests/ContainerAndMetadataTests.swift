@@ -1,10 +1,11 @@
+import Foundation
+import GstPlayer
+import TestSupport
+import Testing
+
 // yt-gst — Wave64 from an independent writer, a sparse RF64 file over 4 GiB, metadata chunks (INFO tags, bext,
 // cue/labl/note, smpl, inst) in the reader, `info` and the tag event, and codecs nothing can decode.
 @testable import AppSrcFeeder
-import Foundation
-import GstPlayer
-import Testing
-import TestSupport
 
 @Suite(.serialized) struct ContainerAndMetadataTests {
     static func le(_ value: some BinaryInteger, _ width: Int) -> [UInt8] {
@@ -29,20 +30,26 @@ import TestSupport
     }
 
     static let metadataChunks: [[UInt8]] = {
-        let info = chunk("LIST", Array("INFO".utf8)
-            + chunk("INAM", Array("Überschrift\0".utf8)) + chunk("IART", Array("The Artist\0".utf8))
-            + chunk("ICRD", Array("2019-03-01\0".utf8)) + chunk("ITRK", Array("7/12\0".utf8))
-            + chunk("ISFT", Array("yt-gst tests\0".utf8)) + chunk("ITCH", Array("nobody\0".utf8)))
+        let info = chunk(
+            "LIST",
+            Array("INFO".utf8)
+                + chunk("INAM", Array("Überschrift\0".utf8)) + chunk("IART", Array("The Artist\0".utf8))
+                + chunk("ICRD", Array("2019-03-01\0".utf8)) + chunk("ITRK", Array("7/12\0".utf8))
+                + chunk("ISFT", Array("yt-gst tests\0".utf8)) + chunk("ITCH", Array("nobody\0".utf8)))
         var bext = text("A description", width: 256) + text("yt-gst", width: 32) + text("REF-1", width: 32)
         bext += Array("2024-05-06".utf8) + Array("07:08:09".utf8) + le(48_000 * 3600, 4) + le(1, 4) + le(2, 2)
         bext += [UInt8](repeating: 0, count: 64 + 10 + 180) + Array("A=PCM,F=8000\r\nA=PCM,F=48000\r\n".utf8)
-        let cue = le(2, 4)
+        let cue =
+            le(2, 4)
             + le(1, 4) + le(0, 4) + Array("data".utf8) + le(0, 4) + le(0, 4) + le(100, 4)
             + le(2, 4) + le(0, 4) + Array("data".utf8) + le(0, 4) + le(0, 4) + le(400, 4)
-        let adtl = chunk("LIST", Array("adtl".utf8)
-            + chunk("labl", le(1, 4) + Array("Intro\0".utf8)) + chunk("note", le(1, 4) + Array("quiet\0".utf8))
-            + chunk("ltxt", le(2, 4) + le(200, 4) + Array("rgn ".utf8) + le(0, 8) + Array("Verse\0".utf8)))
-        let smpl = le(0, 4) + le(0, 4) + le(125_000, 4) + le(60, 4) + le(0, 4) + le(0, 4) + le(0, 4) + le(1, 4)
+        let adtl = chunk(
+            "LIST",
+            Array("adtl".utf8)
+                + chunk("labl", le(1, 4) + Array("Intro\0".utf8)) + chunk("note", le(1, 4) + Array("quiet\0".utf8))
+                + chunk("ltxt", le(2, 4) + le(200, 4) + Array("rgn ".utf8) + le(0, 8) + Array("Verse\0".utf8)))
+        let smpl =
+            le(0, 4) + le(0, 4) + le(125_000, 4) + le(60, 4) + le(0, 4) + le(0, 4) + le(0, 4) + le(1, 4)
             + le(0, 4) + le(7, 4) + le(0, 4) + le(100, 4) + le(700, 4) + le(0, 4) + le(3, 4)
         let inst: [UInt8] = [60, 0xFE, 3, 0, 127, 1, 127]
         return [info, chunk("bext", bext), chunk("cue ", cue), adtl, chunk("smpl", smpl), chunk("inst", inst)]
@@ -54,24 +61,31 @@ import TestSupport
         #expect(m.info.map(\.id) == ["INAM", "IART", "ICRD", "ITRK", "ISFT", "ITCH"])
         #expect(m.info.first?.value == "Überschrift")
         let tags = m.gstreamerTags.map { "\($0.name)=\($0.value)" }
-        #expect(tags == [
-            "title=Überschrift", "artist=The Artist", "datetime=2019-03-01", "track-number=7", "encoder=yt-gst tests",
-            "description=A description",
-        ])
+        #expect(
+            tags == [
+                "title=Überschrift", "artist=The Artist", "datetime=2019-03-01", "track-number=7",
+                "encoder=yt-gst tests",
+                "description=A description",
+            ])
         let bext = try #require(m.broadcast)
-        #expect(bext.description == "A description" && bext.originator == "yt-gst" && bext.originatorReference == "REF-1")
+        #expect(
+            bext.description == "A description" && bext.originator == "yt-gst" && bext.originatorReference == "REF-1")
         #expect(bext.originationDate == "2024-05-06" && bext.originationTime == "07:08:09")
         #expect(bext.timeReference == UInt64(48_000 * 3600) + (1 << 32) && bext.version == 2)
         #expect(bext.codingHistory == "A=PCM,F=8000\r\nA=PCM,F=48000")
-        #expect(m.cuePoints == [
-            .init(id: 1, position: 100, label: "Intro", note: "quiet", length: nil),
-            .init(id: 2, position: 400, label: "Verse", note: nil, length: 200),
-        ])
+        #expect(
+            m.cuePoints == [
+                .init(id: 1, position: 100, label: "Intro", note: "quiet", length: nil),
+                .init(id: 2, position: 400, label: "Verse", note: nil, length: 200),
+            ])
         let sampler = try #require(m.sampler)
         #expect(sampler.midiUnityNote == 60 && sampler.samplePeriod == 125_000)
         #expect(sampler.loops == [.init(id: 7, type: 0, start: 100, end: 700, fraction: 0, playCount: 3)])
-        #expect(m.instrument == .init(unshiftedNote: 60, fineTune: -2, gain: 3, lowNote: 0, highNote: 127,
-                                      lowVelocity: 1, highVelocity: 127))
+        #expect(
+            m.instrument
+                == .init(
+                    unshiftedNote: 60, fineTune: -2, gain: 3, lowNote: 0, highNote: 127,
+                    lowVelocity: 1, highVelocity: 127))
         #expect(file.warnings.isEmpty && file.frameCount == 800)
     }
 
@@ -106,14 +120,16 @@ import TestSupport
         #expect(text.status == 0)
         for fragment in [
             "tags          INAM  Überschrift", "ITCH  nobody", "bext          description \"A description\"",
-            "coding history \"A=PCM,F=8000 / A=PCM,F=48000\"", "cue points    id 1 at frame 100 \"Intro\", note \"quiet\"",
+            "coding history \"A=PCM,F=8000 / A=PCM,F=48000\"",
+            "cue points    id 1 at frame 100 \"Intro\", note \"quiet\"",
             "id 2 at frame 400 \"Verse\", 200 frames long", "sampler       unity note 60",
             "loop 7 forward 100...700, 3 times", "instrument    note 60, fine tune -2 cents, gain 3 dB",
         ] {
             #expect(text.stdout.contains(fragment), "missing \(fragment) in \(text.stdout)")
         }
         let json = try Run.ytGst(["info", "--json", path])
-        let object = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
+        let object = try #require(
+            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
         #expect((object["tags"] as? [[String: String]])?.first?["value"] == "Überschrift")
         #expect((object["bext"] as? [String: Any])?["originator"] as? String == "yt-gst")
         #expect((object["cuePoints"] as? [[String: Any]])?.count == 2)
@@ -149,10 +165,13 @@ import TestSupport
         let rate = 48_000
         let frameBytes = 4
         var header = Array("RF64".utf8) + Self.le(UInt32.max, 4) + Array("WAVE".utf8)
-        header += Array("ds64".utf8) + Self.le(28, 4) + Self.le(dataBytes + 72 - 8, 8) + Self.le(dataBytes, 8)
+        header +=
+            Array("ds64".utf8) + Self.le(28, 4) + Self.le(dataBytes + 72 - 8, 8) + Self.le(dataBytes, 8)
             + Self.le(dataBytes / UInt64(frameBytes), 8) + Self.le(0, 4)
-        header += Self.chunk("fmt ", Self.le(1, 2) + Self.le(2, 2) + Self.le(rate, 4) + Self.le(rate * 4, 4)
-                             + Self.le(4, 2) + Self.le(16, 2))
+        header += Self.chunk(
+            "fmt ",
+            Self.le(1, 2) + Self.le(2, 2) + Self.le(rate, 4) + Self.le(rate * 4, 4)
+                + Self.le(4, 2) + Self.le(16, 2))
         header += Array("data".utf8) + Self.le(UInt32.max, 4)
         let dataOffset = UInt64(header.count)
         // The last 0.5 s: a counter pattern, so the seek target can be checked byte for byte.
@@ -199,7 +218,8 @@ import TestSupport
         Gst.initialize()
         let dir = try Paths.makeScratch("ima-seek")
         defer { Paths.removeScratch(dir) }
-        let wav = try SyntheticWAV.tone(frames: 8_000 * 6, rate: 8_000, channels: 1).write(to: dir.appendingPathComponent("in.wav"))
+        let wav = try SyntheticWAV.tone(frames: 8_000 * 6, rate: 8_000, channels: 1).write(
+            to: dir.appendingPathComponent("in.wav"))
         let ima = dir.appendingPathComponent("ima.wav").path
         let r = try Run.run("/usr/bin/sox", [wav, "-e", "ima-adpcm", ima])
         #expect(r.status == 0, "sox: \(r.stderr)")
@@ -209,7 +229,8 @@ import TestSupport
             return
         }
         let launch = Launch.insertingDecoder(
-            afterSource: "src", in: "appsrc name=src ! audioconvert ! appsink name=sink sync=true", decoder: feeder.decoder)
+            afterSource: "src", in: "appsrc name=src ! audioconvert ! appsink name=sink sync=true",
+            decoder: feeder.decoder)
         let player = Player(launch: launch)
         defer { player.stop() }
         try player.play(feeder)

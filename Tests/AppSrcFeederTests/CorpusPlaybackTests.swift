@@ -5,8 +5,8 @@
 import AppSrcFeeder
 import Foundation
 import GstPlayer
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct CorpusPlaybackTests {
     /// Tally by variant, printed at the end so the counts are visible in the test log.
@@ -22,7 +22,9 @@ import TestSupport
             let total = rows.values.reduce((0, 0, 0)) { ($0.0 + $1.checked, $0.1 + $1.passed, $0.2 + $1.later) }
             Swift.print("\(title): checked \(total.0), passed \(total.1), left for later \(total.2)")
             for (variant, entry) in rows.sorted(by: { $0.key < $1.key }) {
-                Swift.print("  \(variant.padding(toLength: 34, withPad: " ", startingAt: 0)) checked \(entry.checked)  passed \(entry.passed)  later \(entry.later)")
+                Swift.print(
+                    "  \(variant.padding(toLength: 34, withPad: " ", startingAt: 0)) checked \(entry.checked)  passed \(entry.passed)  later \(entry.later)"
+                )
             }
         }
     }
@@ -37,7 +39,8 @@ import TestSupport
         var hasher = SHA256.Hasher()
         var bytes = 0
         let format = feeder.file.format
-        let swapWidth = format.byteOrder == .big && format.rawSampleFormat?.hasSuffix("BE") == true ? format.bytesPerSample : 1
+        let swapWidth =
+            format.byteOrder == .big && format.rawSampleFormat?.hasSuffix("BE") == true ? format.bytesPerSample : 1
         let narrowWidth = format.rawSampleFormat == "F64LE" && format.encoding == .pcm ? format.bytesPerSample : nil
         let deadline = ContinuousClock.now.advanced(by: .seconds(20))
         while ContinuousClock.now < deadline {
@@ -163,12 +166,15 @@ import TestSupport
                 let data = try dataBytes(feeder)
                 let decoded = ReferenceDecoders.imaADPCM(data, channels: format.channels, blockAlign: format.blockAlign)
                 let referenceHash = SHA256.hex(ReferenceDecoders.bytes(decoded))
-                #expect(referenceHash == row.decodedS16SHA256, "\(row.path): reference IMA decoder differs from libsndfile")
+                #expect(
+                    referenceHash == row.decodedS16SHA256, "\(row.path): reference IMA decoder differs from libsndfile")
                 reference = decoded
             } else {
-                let raw = FileManager.default.temporaryDirectory.appendingPathComponent("yt-gst-ref-\(UUID().uuidString).raw")
+                let raw = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "yt-gst-ref-\(UUID().uuidString).raw")
                 defer { try? FileManager.default.removeItem(at: raw) }
-                let r = try Run.run("/usr/bin/sox", [row.url.path, "-t", "raw", "-e", "signed", "-b", "16", "-L", raw.path])
+                let r = try Run.run(
+                    "/usr/bin/sox", [row.url.path, "-t", "raw", "-e", "signed", "-b", "16", "-L", raw.path])
                 #expect(r.status == 0, "\(row.path): sox: \(r.stderr)")
                 reference = ReferenceDecoders.int16(Array(try Data(contentsOf: raw)))
             }
@@ -224,7 +230,8 @@ import TestSupport
                 // reader found between the data chunk's start and the end of the real data.
                 let (wav, _) = try WAVFile.open(path: row.url.path)
                 let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? -1
-                passed = !lines.isEmpty && lines.allSatisfy { $0.contains("warning:") }
+                passed =
+                    !lines.isEmpty && lines.allSatisfy { $0.contains("warning:") }
                     && Int64(size) == wav.dataByteCount
                 #expect(passed, "\(row.path): played \(size) bytes (reader: \(wav.dataByteCount)), stderr: \(r.stderr)")
                 played += 1
@@ -234,6 +241,8 @@ import TestSupport
             try? FileManager.default.removeItem(atPath: output)
             tally.add(row.variant, checked: true, passed: passed)
         }
-        tally.print(title: "corpus expected_valid=no through yt-gst play (\(rejected) rejected, \(played) played with a warning)")
+        tally.print(
+            title:
+                "corpus expected_valid=no through yt-gst play (\(rejected) rejected, \(played) played with a warning)")
     }
 }

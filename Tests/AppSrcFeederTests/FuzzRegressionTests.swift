@@ -2,8 +2,8 @@
 // (what a local `make fuzz` wrote) is parsed again with the fuzz target's invariants, within a time limit.
 import AppSrcFeeder
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct FuzzRegressionTests {
     static func inputs() -> [URL] {
@@ -21,7 +21,8 @@ import TestSupport
         #expect(file.frameCount >= 0, "\(label)")
         if let plan = PacketPlan(file: file, chunkMilliseconds: 200) {
             #expect(plan.totalUnits * Int64(plan.unitBytes) <= file.dataByteCount, "\(label)")
-            #expect(plan.chunkUnits == 1 || plan.chunkUnits * Int64(plan.unitBytes) <= PacketPlan.maxChunkBytes, "\(label)")
+            #expect(
+                plan.chunkUnits == 1 || plan.chunkUnits * Int64(plan.unitBytes) <= PacketPlan.maxChunkBytes, "\(label)")
             _ = plan.timing(units: max(0, plan.totalUnits - 1)..<plan.totalUnits)
             _ = plan.unit(atNanoseconds: .max)
         }

@@ -7,8 +7,8 @@
 import AppSrcFeeder
 import Foundation
 import GstPlayer
-import Testing
 import TestSupport
+import Testing
 
 /// A codec's payload for the generated files.
 struct Payload: @unchecked Sendable {
@@ -28,7 +28,9 @@ enum Payloads {
     static let frames = 4_000
 
     /// A 440 Hz tone as Int16.
-    static let tone: [Int16] = (0..<frames).map { Int16((sin(2 * Double.pi * 440 * Double($0) / Double(rate)) * 12_000).rounded()) }
+    static let tone: [Int16] = (0..<frames).map {
+        Int16((sin(2 * Double.pi * 440 * Double($0) / Double(rate)) * 12_000).rounded())
+    }
 
     static func pcm(_ name: String, bits: Int, float: Bool = false) -> Payload {
         var data: [UInt8] = []
@@ -37,7 +39,8 @@ enum Payloads {
             switch (float, bits) {
             case (false, 8): data.append(UInt8(Int(sample >> 8) + 128))
             case (false, 16): VariantWAV.le16(&data, Int(sample))
-            case (false, 24): for i in 0..<3 { data.append(UInt8(truncatingIfNeeded: (Int(sample) << 8 | 0x5A) >> (8 * i))) }
+            case (false, 24):
+                for i in 0..<3 { data.append(UInt8(truncatingIfNeeded: (Int(sample) << 8 | 0x5A) >> (8 * i))) }
             case (false, _): VariantWAV.le32(&data, Int(sample) << 16 | 0x1234)
             case (true, 32): VariantWAV.le32(&data, Int(Float(unit).bitPattern))
             default: VariantWAV.le64(&data, unit.bitPattern)
@@ -48,8 +51,9 @@ enum Payloads {
         let fmt = VariantWAV.fmtBody(
             tag: float ? 3 : 1, channels: 1, rate: rate, bytesPerSecond: rate * bytes, blockAlign: bytes, bits: bits,
             extra: float ? [] : nil)
-        return Payload(name: name, fmt: fmt, data: data, fact: float ? UInt32(frames) : nil, sampleBytes: bytes,
-                       rawFormat: format, block: 1)
+        return Payload(
+            name: name, fmt: fmt, data: data, fact: float ? UInt32(frames) : nil, sampleBytes: bytes,
+            rawFormat: format, block: 1)
     }
 
     /// A tone encoded by sox (`-e a-law`, `ima-adpcm`, ...): its fmt body and data as sox wrote them.
@@ -59,7 +63,8 @@ enum Payloads {
         let input = dir.appendingPathComponent("in.wav")
         var samples: [UInt8] = []
         for sample in tone { VariantWAV.le16(&samples, Int(sample)) }
-        try SyntheticWAV(sampleRate: rate, channels: 1, bitsPerSample: 16, formatTag: 1, samples: samples).write(to: input)
+        try SyntheticWAV(sampleRate: rate, channels: 1, bitsPerSample: 16, formatTag: 1, samples: samples).write(
+            to: input)
         let output = dir.appendingPathComponent("out.wav")
         let r = try Run.run("/usr/bin/sox", [input.path] + encoding + [output.path])
         guard r.status == 0 else { throw HarnessError(description: "sox \(encoding): \(r.stderr)") }
@@ -77,11 +82,13 @@ enum Payloads {
         let dir = try Paths.makeScratch("payload")
         defer { Paths.removeScratch(dir) }
         let out = dir.appendingPathComponent("tone.mp3")
-        let r = try Run.run("/usr/bin/gst-launch-1.0", [
-            "-q", "audiotestsrc", "num-buffers=8", "samplesperbuffer=500", "freq=440", "!",
-            "audio/x-raw,rate=8000,channels=1", "!", "lamemp3enc", "target=bitrate", "cbr=true", "bitrate=16", "!",
-            "filesink", "location=\(out.path)",
-        ])
+        let r = try Run.run(
+            "/usr/bin/gst-launch-1.0",
+            [
+                "-q", "audiotestsrc", "num-buffers=8", "samplesperbuffer=500", "freq=440", "!",
+                "audio/x-raw,rate=8000,channels=1", "!", "lamemp3enc", "target=bitrate", "cbr=true", "bitrate=16", "!",
+                "filesink", "location=\(out.path)",
+            ])
         guard r.status == 0 else { throw HarnessError(description: "lamemp3enc: \(r.stderr)") }
         let data = Array(try Data(contentsOf: out))
         var extra: [UInt8] = []
@@ -90,7 +97,8 @@ enum Payloads {
         VariantWAV.le16(&extra, 72)  // nBlockSize
         VariantWAV.le16(&extra, 1)  // nFramesPerBlock
         VariantWAV.le16(&extra, 1393)  // nCodecDelay
-        let fmt = VariantWAV.fmtBody(tag: 0x55, channels: 1, rate: rate, bytesPerSecond: 2000, blockAlign: 1, bits: 0, extra: extra)
+        let fmt = VariantWAV.fmtBody(
+            tag: 0x55, channels: 1, rate: rate, bytesPerSecond: 2000, blockAlign: 1, bits: 0, extra: extra)
         return Payload(name: "MP3", fmt: fmt, data: data, fact: UInt32(frames), block: 1152)
     }
 
@@ -106,7 +114,8 @@ enum Payloads {
 }
 
 @Suite(.serialized) struct GeneratedVariantTests {
-    static let rawLaunch = "appsrc name=src ! audioconvert ! audio/x-raw,format=FORMAT,layout=interleaved ! appsink name=sink sync=false"
+    static let rawLaunch =
+        "appsrc name=src ! audioconvert ! audio/x-raw,format=FORMAT,layout=interleaved ! appsink name=sink sync=false"
     static let decodeLaunch =
         "appsrc name=src ! audioconvert ! audio/x-raw,format=S16LE,layout=interleaved ! appsink name=sink sync=false"
 
@@ -114,7 +123,8 @@ enum Payloads {
         let source = MemorySource(bytes)
         let file = try WAVFile(source: source)
         let feeder = try WAVFeeder(file: file, source: source, name: payload.name, chunkMilliseconds: 50)
-        let launch = feeder.needsDecoder
+        let launch =
+            feeder.needsDecoder
             ? Launch.insertingDecoder(afterSource: "src", in: Self.decodeLaunch, decoder: feeder.decoder)
             : Self.rawLaunch.replacingOccurrences(of: "FORMAT", with: payload.rawFormat ?? "S16LE")
         return (try Harness.collect(feeder, launch: launch), feeder)
@@ -142,10 +152,13 @@ enum Payloads {
                         passed = got.bytes == reference.bytes
                         #expect(passed, "\(label): \(got.bytes.count) bytes, reference \(reference.bytes.count)")
                         let expectWarning = edge == .streamingZero || edge == .streamingUnknown || edge == .pastEnd
-                        #expect(feeder.file.warnings.isEmpty != expectWarning, "\(label): warnings \(feeder.file.warnings)")
+                        #expect(
+                            feeder.file.warnings.isEmpty != expectWarning, "\(label): warnings \(feeder.file.warnings)")
                         if edge == .chunksAround {
                             #expect(feeder.file.metadata.info.map(\.value) == ["variant", "yt-gst"], "\(label)")
-                            #expect(got.tags.contains(Message.Tag(name: "title", value: "variant")), "\(label): tags \(got.tags)")
+                            #expect(
+                                got.tags.contains(Message.Tag(name: "title", value: "variant")),
+                                "\(label): tags \(got.tags)")
                         }
                     } catch {
                         Issue.record("\(label): \(error)")
@@ -191,7 +204,9 @@ enum Payloads {
         if payload.name == "A-law" || payload.name == "mu-law" {
             #expect(samples == reference, "\(payload.name): not bit-exact with sox")
         } else {
-            #expect(ReferenceDecoders.isClose(samples, reference: reference), "\(payload.name): SNR \(snr) dB against the independent decode")
+            #expect(
+                ReferenceDecoders.isClose(samples, reference: reference),
+                "\(payload.name): SNR \(snr) dB against the independent decode")
         }
     }
 }

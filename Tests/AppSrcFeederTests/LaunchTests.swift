@@ -1,34 +1,47 @@
 // yt-gst — inserting a decoder after the appsrc: pure rewriting, then real parsing of every result.
 import AppSrcFeeder
 import GstPlayer
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct LaunchTests {
     @Test(arguments: [
         // The default pipeline and --sink forms.
-        ("appsrc name=src ! audioconvert ! audioresample ! autoaudiosink",
-         "appsrc name=src ! decodebin ! audioconvert ! audioresample ! autoaudiosink"),
-        ("appsrc name=src ! audioconvert ! audioresample ! wavenc ! filesink location=/tmp/a.wav",
-         "appsrc name=src ! decodebin ! audioconvert ! audioresample ! wavenc ! filesink location=/tmp/a.wav"),
+        (
+            "appsrc name=src ! audioconvert ! audioresample ! autoaudiosink",
+            "appsrc name=src ! decodebin ! audioconvert ! audioresample ! autoaudiosink"
+        ),
+        (
+            "appsrc name=src ! audioconvert ! audioresample ! wavenc ! filesink location=/tmp/a.wav",
+            "appsrc name=src ! decodebin ! audioconvert ! audioresample ! wavenc ! filesink location=/tmp/a.wav"
+        ),
         // No spaces around the link.
         ("appsrc name=src!audioconvert!fakesink", "appsrc name=src ! decodebin!audioconvert!fakesink"),
         // Properties before and after the name, quoted values with spaces, '!' and escaped quotes inside.
-        ("appsrc is-live=true name=src caps=\"audio/x-raw, rate=(int)8000 ! x\" ! queue ! fakesink",
-         "appsrc is-live=true name=src caps=\"audio/x-raw, rate=(int)8000 ! x\" ! decodebin ! queue ! fakesink"),
+        (
+            "appsrc is-live=true name=src caps=\"audio/x-raw, rate=(int)8000 ! x\" ! queue ! fakesink",
+            "appsrc is-live=true name=src caps=\"audio/x-raw, rate=(int)8000 ! x\" ! decodebin ! queue ! fakesink"
+        ),
         ("appsrc name=\"src\" format=time ! fakesink", "appsrc name=\"src\" format=time ! decodebin ! fakesink"),
         ("appsrc name='src' ! fakesink", "appsrc name='src' ! decodebin ! fakesink"),
         ("appsrc name = src ! fakesink", "appsrc name = src ! decodebin ! fakesink"),
         ("appsrc caps=\"a\\\"b\" name=src ! fakesink", "appsrc caps=\"a\\\"b\" name=src ! decodebin ! fakesink"),
         // The appsrc not first, with another source and another appsrc.
-        ("audiotestsrc ! mix. appsrc name=other ! fakesink appsrc name=src ! mix. audiomixer name=mix ! fakesink",
-         "audiotestsrc ! mix. appsrc name=other ! fakesink appsrc name=src ! decodebin ! mix. audiomixer name=mix ! fakesink"),
+        (
+            "audiotestsrc ! mix. appsrc name=other ! fakesink appsrc name=src ! mix. audiomixer name=mix ! fakesink",
+            "audiotestsrc ! mix. appsrc name=other ! fakesink appsrc name=src ! decodebin ! mix. audiomixer name=mix ! fakesink"
+        ),
         // Linked through a reference, and inside a bin.
-        ("fakesink name=out appsrc name=src src. ! queue ! out.",
-         "fakesink name=out appsrc name=src src. ! decodebin ! queue ! out."),
+        (
+            "fakesink name=out appsrc name=src src. ! queue ! out.",
+            "fakesink name=out appsrc name=src src. ! decodebin ! queue ! out."
+        ),
         ("( appsrc name=src ! queue ) ! fakesink", "( appsrc name=src ! decodebin ! queue ) ! fakesink"),
         // A caps filter right after the source: the decoder goes before it.
-        ("appsrc name=src ! audio/x-raw,format=S16LE ! fakesink", "appsrc name=src ! decodebin ! audio/x-raw,format=S16LE ! fakesink"),
+        (
+            "appsrc name=src ! audio/x-raw,format=S16LE ! fakesink",
+            "appsrc name=src ! decodebin ! audio/x-raw,format=S16LE ! fakesink"
+        ),
     ])
     func insertsTheDecoderRightAfterTheSource(launch: String, expected: String) {
         #expect(Launch.insertingDecoder(afterSource: "src", in: launch) == expected)
@@ -47,7 +60,8 @@ import TestSupport
     }
 
     @Test func aCustomDecoderAndAnotherName() {
-        #expect(Launch.insertingDecoder(afterSource: "in", in: "appsrc name=in ! fakesink", decoder: "adpcmdec")
+        #expect(
+            Launch.insertingDecoder(afterSource: "in", in: "appsrc name=in ! fakesink", decoder: "adpcmdec")
                 == "appsrc name=in ! adpcmdec ! fakesink")
     }
 

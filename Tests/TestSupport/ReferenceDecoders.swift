@@ -101,7 +101,9 @@ public enum ReferenceDecoders {
 
     /// Little-endian bytes as Int16 samples.
     public static func int16(_ bytes: [UInt8]) -> [Int16] {
-        stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        stride(from: 0, to: bytes.count - 1, by: 2).map {
+            Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+        }
     }
 
     /// Int16 samples as little-endian bytes.

@@ -50,7 +50,8 @@ public struct WAVFile: Sendable {
         guard format.averageBytesPerSecond > 0 else { return 0 }
         let (product, overflow) = dataByteCount.multipliedReportingOverflow(by: Int64(format.sampleRate))
         if !overflow { return product / Int64(format.averageBytesPerSecond) }
-        return Int64(min(Double(dataByteCount) / Double(format.averageBytesPerSecond) * Double(format.sampleRate), 0x1p62))
+        return Int64(
+            min(Double(dataByteCount) / Double(format.averageBytesPerSecond) * Double(format.sampleRate), 0x1p62))
     }
 
     /// `frameCount` at the sample rate; 0 when the frame count is unknown.

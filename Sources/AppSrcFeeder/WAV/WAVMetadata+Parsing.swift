@@ -44,11 +44,13 @@ extension WAVMetadata {
         for (id, entry) in Self.subChunks(body, byteOrder: byteOrder) where entry.count >= 4 {
             let bytes = Array(entry)
             let cueID = byteOrder.uint32(bytes, at: 0)
-            let index = cuePoints.firstIndex { $0.id == cueID } ?? {
-                guard cuePoints.count < Self.maxItems else { return nil }
-                cuePoints.append(CuePoint(id: cueID, position: 0))
-                return cuePoints.count - 1
-            }()
+            let index =
+                cuePoints.firstIndex { $0.id == cueID }
+                ?? {
+                    guard cuePoints.count < Self.maxItems else { return nil }
+                    cuePoints.append(CuePoint(id: cueID, position: 0))
+                    return cuePoints.count - 1
+                }()
             guard let index else { continue }
             switch id {
             case FourCC("labl"): cuePoints[index].label = Self.text(entry.dropFirst(4))

@@ -150,7 +150,9 @@ struct WAVParser {
             }
             garbage = id.isPrintable ? 0 : garbage + 1
             if garbage > Self.maxGarbageChunks {
-                note("stopped reading chunks at offset \(offset): \(Self.maxGarbageChunks) chunk ids in a row are not text", warn: false)
+                note(
+                    "stopped reading chunks at offset \(offset): \(Self.maxGarbageChunks) chunk ids in a row are not text",
+                    warn: false)
                 break
             }
             if dataOffset != nil, !id.isPrintable {
@@ -167,7 +169,9 @@ struct WAVParser {
                 // Wave64 sizes count the 24-byte header; less than that cannot be walked past.
                 let total = byteOrder.uint64(header, at: 16)
                 guard total >= 24 else {
-                    note("chunk at offset \(offset) declares \(total) bytes, less than its own header", warn: dataOffset != nil)
+                    note(
+                        "chunk at offset \(offset) declares \(total) bytes, less than its own header",
+                        warn: dataOffset != nil)
                     chunks.append(WAVChunkInfo(id: Wave64.display(header), offset: offset, size: total))
                     break
                 }
