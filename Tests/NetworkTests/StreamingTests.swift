@@ -78,6 +78,29 @@ struct StreamingTests {
         }
     }
 
+    @Test func ipv6UnicastAndMulticastAreBitExact() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        guard let address = lab.host("r").ipv6Address else { return }  // no IPv6 in this kernel
+        let input = Signal.bytes(frames: 22_050, rate: 44_100, channels: 2, bits: 16)
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        for (listen, send, name) in [
+            ("rtp://@[::]:5004", "rtp://[\(address)]:5004", "unicast.wav"),
+            ("rtp://@[ff15::77]:5004", "rtp://[ff15::77]:5004", "multicast.wav"),
+        ] {
+            let receiver = try receive(lab, on: "r", [listen, "--timeout", "5", "--sink", wavSink(name)])
+            settle()
+            var options = [file, "--to", send]
+            if send.contains("ff15") { options += ["--iface", "eth0"] }
+            let sent = try stream(lab, options)
+            let received = receiver.wait(timeout: 15)
+            #expect(sent.status == 0 && received.status == 0, "\(name): \(sent.stderr) \(received.stderr)")
+            #expect(try OutputWAV(path: path(name)).data == input, "\(name)")
+        }
+    }
+
     @Test func l24From24BitFileIsBitExact() throws {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])

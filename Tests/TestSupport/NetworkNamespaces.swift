@@ -16,6 +16,8 @@ public struct LabHost: Sendable {
     public let namespace: String
     /// Its address in the lab's /24.
     public let address: String
+    /// Its address in fd77::/64, or nil when the kernel has no IPv6.
+    public let ipv6Address: String?
 }
 
 public final class NetworkLab: @unchecked Sendable {
@@ -68,7 +70,10 @@ public final class NetworkLab: @unchecked Sendable {
                 try ip(["-n", namespace, "link", "set", "eth0", "up"])
                 try ip(["-n", namespace, "link", "set", "lo", "up"])
                 try ip(["-n", namespace, "route", "add", "224.0.0.0/4", "dev", "eth0"])
-                hosts[name] = LabHost(name: name, namespace: namespace, address: address)
+                let ipv6 = "fd77::\(index + 2)"
+                let hasIPv6 = (try? ip(["-n", namespace, "addr", "add", "\(ipv6)/64", "dev", "eth0", "nodad"])) != nil
+                hosts[name] = LabHost(
+                    name: name, namespace: namespace, address: address, ipv6Address: hasIPv6 ? ipv6 : nil)
             }
         } catch {
             close()
