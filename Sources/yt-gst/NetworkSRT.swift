@@ -63,6 +63,9 @@ enum NetworkSRT {
             let detail = lastLine(of: error.debug) ?? error.message
             return "\(endpoint): \(what) (\(detail)); is the other side running, with the same passphrase?"
         }
+        if text.contains("Error on SRT socket") || text.contains("Connection was broken") {
+            return "\(endpoint): the connection broke (\(lastLine(of: error.debug) ?? error.message))"
+        }
         if verbose { return "\(endpoint): \(error.verboseDescription)" }
         let detail = lastLine(of: error.debug).map { ": \($0)" } ?? ""
         return "\(endpoint): \(error.message)\(detail)"

@@ -267,7 +267,9 @@ struct ReceiveCommand {
                     _ = try? pipeline.element(named: "received").sendEndOfStream(intoPad: "sink")
                     deadline = .now + .seconds(2)
                 } else {
-                    failure = failure ?? "could not finalise the output (no end of stream within \(finishAllowance))"
+                    failure =
+                        failure
+                        ?? "\(source): could not finalise the output (no end of stream within \(finishAllowance))"
                     break
                 }
             }
@@ -287,7 +289,7 @@ struct ReceiveCommand {
                     // Only SRT ends by itself: the sender's end marker (then `ending` is set), or the connection
                     // closed without one.
                     ending = .failed
-                    failure = "the connection closed before the end of the stream"
+                    failure = "\(source): the connection closed before the end of the stream"
                 }
                 status.clear()
                 return finish(ending!, failure: failure, stats: stats(), plan: plan)
@@ -338,10 +340,10 @@ struct ReceiveCommand {
                 lastLossReport = .now
             }
             let state = ending == nil ? (current.audio.buffers == 0 ? "… waiting for" : "● receiving") : "■ finishing"
-            status.draw("\(state) \(source)  \(current.audio.duration)  \(current.summary)")
+            status.draw("\(state) \(source)  \(current.audio.duration)  \(current.packets)")
         }
         status.clear()
-        if let failure { Terminal.error("yt-gst: \(source): \(failure)") }
+        if let failure { Terminal.error("yt-gst: \(failure)") }
         let current = stats()
         switch ending {
         case .timedOut?: Terminal.error("yt-gst: no data from \(source) for \(timeoutText) (\(current.summary))")
@@ -364,7 +366,7 @@ struct ReceiveCommand {
             if !quiet { Terminal.error("yt-gst: \(source): stopped; \(stats.summary)") }
             return signal == SIGTERM ? .terminated : .interrupted
         case .failed:
-            Terminal.error("yt-gst: \(source): \(failure ?? "failed") (\(stats.summary))")
+            Terminal.error("yt-gst: \(failure ?? "\(source): failed") (\(stats.summary))")
             return .failure
         }
     }
@@ -430,7 +432,11 @@ struct ReceiveStats {
 
     /// "1234 packets received, 2 lost, 0 late; 0:09.8 of audio".
     var summary: String {
-        let packets = isRTP ? "\(received) packets received, \(lost) lost, \(late) late; " : ""
-        return "\(packets)\(audio.duration) of audio"
+        (isRTP ? packets + "; " : "") + "\(audio.duration) of audio"
+    }
+
+    /// "1234 packets received, 2 lost, 0 late" (RTP), or the bytes that arrived (SRT).
+    var packets: String {
+        isRTP ? "\(received) packets received, \(lost) lost, \(late) late" : "\(audio.bytes / 1024) KiB received"
     }
 }
