@@ -27,6 +27,7 @@ let package = Package(
         .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "GstPlayer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -43,6 +43,12 @@ public enum Message: Sendable {
         public var text: String
         /// Path of the element that posted it.
         public var source: String?
+
+        public init(name: String, text: String, source: String?) {
+            self.name = name
+            self.text = text
+            self.source = source
+        }
     }
 
     /// Copies a message the caller still owns.

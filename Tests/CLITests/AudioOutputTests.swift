@@ -20,7 +20,7 @@ import TestSupport
             "-d", "\(Self.sinkName).monitor", "--rate=48000", "--channels=2", "--format=s16le", "--file-format=wav",
             recording,
         ])
-        defer { if recorder.process.isRunning { recorder.signal(SIGKILL) } }
+        defer { if recorder.isRunning { recorder.signal(SIGKILL) } }
         usleep(500_000)
         let played = try Run.ytGst(["play", input], timeout: 30)
         usleep(500_000)

@@ -54,10 +54,11 @@ import TestSupport
         expectOneLine(r, contains: "nope.wav")
     }
 
-    @Test func directoryEmptyAndNotAWAV() throws {
+    @Test func emptyDirectoryEmptyFileAndNotAWAV() throws {
         try Data("ID3\u{3}hello, this is an mp3".utf8).write(to: dir.appendingPathComponent("song.wav"))
         try Data().write(to: dir.appendingPathComponent("empty.wav"))
-        for name in ["", "song.wav", "empty.wav"] {
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("nothing"), withIntermediateDirectories: true)
+        for name in ["nothing", "song.wav", "empty.wav"] {
             let r = try Run.ytGst(["play", "-q", "--sink", "fakesink", path(name)])
             #expect(r.status == 1)
             expectOneLine(r, contains: "yt-gst: \(path(name))")

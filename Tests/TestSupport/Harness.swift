@@ -3,6 +3,7 @@ import GstPlayer
 
 public struct HarnessError: Error, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
 }
 
 public enum Harness {

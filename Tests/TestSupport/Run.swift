@@ -12,70 +12,107 @@ public struct RunResult: Sendable {
     public var timedOut: Bool
 }
 
-/// A started process whose output is collected into files (so pipes never fill up).
+/// A started process whose output goes to files (so pipes never fill up).
+///
+/// Spawned with `posix_spawn` and reaped with `waitpid` directly: Foundation's `Process` inherits the test thread's
+/// blocked signals and does not always notice a child that daemonises (tmux).
 public final class Launched: @unchecked Sendable {
-    public let process: Process
-    let outURL: URL
-    let errURL: URL
+    public let pid: pid_t
+    let outPath: String
+    let errPath: String
     let started = Date()
+    private var exitStatus: Int32?
 
-    init(process: Process, outURL: URL, errURL: URL) {
-        self.process = process
-        self.outURL = outURL
-        self.errURL = errURL
+    init(pid: pid_t, outPath: String, errPath: String) {
+        self.pid = pid
+        self.outPath = outPath
+        self.errPath = errPath
     }
 
-    public var pid: Int32 { process.processIdentifier }
+    public func signal(_ signal: Int32) { kill(pid, signal) }
 
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    /// Whether it still runs (reaps it when it has ended).
+    public var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        exitStatus = Launched.decode(status)
+        return false
+    }
+
+    /// Exit code, or 128 + signal number for a process killed by a signal (as shells report it).
+    private static func decode(_ status: Int32) -> Int32 {
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
 
     /// Waits for exit up to `timeout` seconds, then kills it (SIGKILL) and reports `timedOut`.
     public func wait(timeout: Double) -> RunResult {
         let deadline = Date().addingTimeInterval(timeout)
         var timedOut = false
-        while process.isRunning {
+        while isRunning {
             if Date() > deadline {
                 timedOut = true
-                kill(process.processIdentifier, SIGKILL)
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+                exitStatus = Launched.decode(status)
                 break
             }
-            usleep(10_000)
+            usleep(5_000)
         }
-        process.waitUntilExit()
         let seconds = Date().timeIntervalSince(started)
         defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
+            unlink(outPath)
+            unlink(errPath)
         }
         return RunResult(
-            status: process.terminationStatus,
-            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
-            seconds: seconds, timedOut: timedOut)
+            status: exitStatus ?? -1, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", seconds: seconds,
+            timedOut: timedOut)
     }
 }
 
 public enum Run {
-    /// Starts `executable` with `arguments`; stdin is /dev/null unless given.
+    /// Starts `executable` with `arguments`, stdin /dev/null, no signals blocked, extra `environment` added.
     public static func launch(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> Launched {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let tmp = FileManager.default.temporaryDirectory
-        let outURL = tmp.appendingPathComponent("yt-gst-out-\(UUID().uuidString)")
-        let errURL = tmp.appendingPathComponent("yt-gst-err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return Launched(process: process, outURL: outURL, errURL: errURL)
+        let tmp = FileManager.default.temporaryDirectory.path
+        let outPath = "\(tmp)/yt-gst-out-\(UUID().uuidString)"
+        let errPath = "\(tmp)/yt-gst-err-\(UUID().uuidString)"
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw HarnessError(description: "cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        return Launched(pid: pid, outPath: outPath, errPath: errPath)
     }
 
     /// Runs to completion (or `timeout` seconds, then kills it).

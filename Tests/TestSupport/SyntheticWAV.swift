@@ -10,6 +10,14 @@ public struct SyntheticWAV {
     /// The data chunk's bytes (interleaved samples).
     public var samples: [UInt8]
 
+    public init(sampleRate: Int, channels: Int, bitsPerSample: Int, formatTag: UInt16 = 1, samples: [UInt8]) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitsPerSample = bitsPerSample
+        self.formatTag = formatTag
+        self.samples = samples
+    }
+
     public var blockAlign: Int { channels * bitsPerSample / 8 }
     public var frames: Int { samples.count / blockAlign }
 

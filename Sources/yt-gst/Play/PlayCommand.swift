@@ -105,7 +105,7 @@ struct PlayCommand {
         let (files, warnings) = Playlist.expand(arguments)
         if !quiet { for warning in warnings { Terminal.error("yt-gst: warning: \(warning)") } }
         guard !files.isEmpty else {
-            Terminal.error("yt-gst: nothing to play in \(arguments.joined(separator: " "))")
+            Terminal.error("yt-gst: \(arguments.joined(separator: " ")): nothing to play (no WAV files found)")
             return .failure
         }
         let keyboard = interactive && Terminal.stdoutIsTerminal ? KeyboardInput() : nil

@@ -20,7 +20,7 @@ enum Playlist {
         }
         switch FileSystem.kind(of: path) {
         case .directory:
-            files += walk(path)
+            files += walk(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)
         case .file where isPlaylist(path):
             guard let text = FileSystem.readText(path) else {
                 files.append(path)  // reported when played

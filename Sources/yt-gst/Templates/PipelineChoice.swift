@@ -1,5 +1,4 @@
 // yt-gst — from --pipeline / --sink / --set to one launch string and the properties to set after parsing.
-import GstPlayer
 
 /// A pipeline ready to build: launch text without placeholders, and the values to set on its elements.
 struct ResolvedPipeline: Equatable {
@@ -46,8 +45,6 @@ enum PipelineChoice {
             if let named = library.template(named: sink) {
                 template = named.text.contains("appsrc")
                     ? named : PipelineTemplate(name: named.name, contents: sinkPrefix + named.text, origin: named.origin)
-            } else if looksLikeName(sink) && !Gst.hasElement(sink) {
-                throw UsageError("no sink template or element named \"\(sink)\" (yt-gst pipelines lists templates)", showsHelp: false)
             } else {
                 template = PipelineTemplate(name: "", contents: sinkPrefix + sink, origin: "--sink")
             }
