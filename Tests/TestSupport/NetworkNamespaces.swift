@@ -89,8 +89,8 @@ public final class NetworkLab: @unchecked Sendable {
     public func close() {
         guard !closed else { return }
         closed = true
-        for process in processes where process.process.isRunning { process.signal(SIGKILL) }
-        for process in processes { process.process.waitUntilExit() }
+        for process in processes where process.isRunning { process.signal(SIGKILL) }
+        for process in processes { _ = process.wait(timeout: 5) }
         for namespace in namespaces.reversed() {
             _ = try? Run.run(NetworkLab.ipPath, ["netns", "del", namespace], timeout: 10)
         }
