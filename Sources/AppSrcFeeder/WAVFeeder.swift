@@ -24,6 +24,8 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     public var chunkFrames: Int64 { plan.chunkUnits }
     /// Chunks the appsrc queues before it reports enough data.
     public let buffers: Int
+    /// Which units are fed and where they sit in the stream.
+    public let window: FeedWindow
     private let source: any ByteSource
     private let progress = Mutex(Progress())
 
@@ -42,16 +44,19 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     ///
     /// - Throws: `WAVError` when the file cannot be read, is not a WAV, or holds a codec no installed decoder takes.
     public convenience init(
-        path: String, chunkMilliseconds: Int = defaultChunkMilliseconds, buffers: Int = defaultBuffers
+        path: String, chunkMilliseconds: Int = defaultChunkMilliseconds, buffers: Int = defaultBuffers,
+        window: FeedWindow = FeedWindow()
     ) throws(WAVError) {
         let (file, source) = try WAVFile.open(path: path)
-        try self.init(file: file, source: source, name: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers)
+        try self.init(
+            file: file, source: source, name: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers,
+            window: window)
     }
 
     /// Feeds an already parsed file from `source` (tests inject short reads and I/O errors here).
     public init(
         file: WAVFile, source: any ByteSource, name: String, chunkMilliseconds: Int = defaultChunkMilliseconds,
-        buffers: Int = defaultBuffers
+        buffers: Int = defaultBuffers, window: FeedWindow = FeedWindow()
     ) throws(WAVError) {
         if file.format.needsDecoder {
             guard let caps = file.format.codecCaps else {
@@ -82,6 +87,37 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         self.displayName = name
         self.plan = plan
         self.buffers = buffers
+        self.window = window
+        let units = window.units(in: plan)
+        progress.withLock { $0.nextFrame = units.lowerBound }
+    }
+
+    /// The units fed: the window's start and end times as whole units of this file.
+    public var units: Range<Int64> { window.units(in: plan) }
+
+    /// Stream time of the first unit fed.
+    public var startTime: ClockTime { streamTime(ofUnit: units.lowerBound) }
+
+    /// Stream time just after the last unit fed.
+    public var endTime: ClockTime { streamTime(ofUnit: units.upperBound) }
+
+    /// The file's whole length (not just the window).
+    public var endOfFile: ClockTime { ClockTime(nanoseconds: plan.nanoseconds(atUnit: plan.totalUnits) ?? 0) }
+
+    /// Where unit `index` sits in the stream: its time in the file, moved so the first unit fed is at
+    /// `window.streamStart` when there is one.
+    func streamTime(ofUnit index: Int64) -> ClockTime {
+        let own = plan.nanoseconds(atUnit: index) ?? 0
+        guard let start = window.streamStart else { return ClockTime(nanoseconds: own) }
+        let first = plan.nanoseconds(atUnit: units.lowerBound) ?? 0
+        return ClockTime(nanoseconds: start.nanoseconds + (own >= first ? own - first : 0))
+    }
+
+    /// The time in the file that stream time `time` stands for (the inverse of `streamTime(ofUnit:)`).
+    func fileTime(ofStream time: ClockTime) -> UInt64 {
+        guard let start = window.streamStart else { return time.nanoseconds }
+        let first = plan.nanoseconds(atUnit: units.lowerBound) ?? 0
+        return time.nanoseconds >= start.nanoseconds ? time.nanoseconds - start.nanoseconds + first : first
     }
 
     /// Whether the pipeline needs a decoder after the appsrc: true for anything but PCM and float.
@@ -122,7 +158,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         try appSource.configure(
             caps: caps, streamType: .seekable, maxBytes: chunkBytes * buffers,
             refillPercent: 100 - 100 / buffers,
-            duration: frames > 0 ? ClockTime(frames: frames, rate: file.format.sampleRate) : nil)
+            duration: frames > 0 && window.onEnd == nil ? endTime : nil)
         appSource.setDelegate(self)
     }
 
@@ -142,7 +178,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         }
         for _ in 0..<buffers {
             guard let frames = claimNextChunk() else {
-                appSource.endOfStream()
+                finish(appSource)
                 return
             }
             guard pushChunk(frames, to: appSource) else { return }
@@ -156,21 +192,28 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     }
 
     public func appSource(_ appSource: AppSource, seekTo time: ClockTime) -> Bool {
-        let unit = plan.unit(atNanoseconds: time.nanoseconds)
+        let units = self.units
+        let unit = min(max(plan.unit(atNanoseconds: fileTime(ofStream: time)), units.lowerBound), units.upperBound)
         progress.withLock { $0 = Progress(nextFrame: unit, tagsSent: $0.tagsSent) }
         return true
     }
 
+    /// After the last unit: the window's continuation (another file, gaplessly), or end of stream.
+    private func finish(_ appSource: AppSource) {
+        if let onEnd = window.onEnd { onEnd(appSource) } else { appSource.endOfStream() }
+    }
+
     /// Takes the next chunk's frame range, or nil (once) when the stream should end.
     private func claimNextChunk() -> Range<Int64>? {
-        progress.withLock { state in
-            guard state.nextFrame < plan.totalUnits else {
+        let end = units.upperBound
+        return progress.withLock { state in
+            guard state.nextFrame < end else {
                 if state.ended { return nil }
                 state.ended = true
                 return nil
             }
             let start = state.nextFrame
-            state.nextFrame = min(start + plan.chunkUnits, plan.totalUnits)
+            state.nextFrame = min(start + plan.chunkUnits, end)
             return start..<state.nextFrame
         }
     }
@@ -188,7 +231,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
                 delivered = frames.lowerBound..<(frames.lowerBound + Int64(written / frameBytes))
                 let timing = plan.timing(units: delivered)
                 return BufferTiming(
-                    pts: ClockTime(nanoseconds: timing.pts ?? .max),
+                    pts: timing.pts.map { _ in streamTime(ofUnit: delivered.lowerBound) } ?? ClockTime(nanoseconds: .max),
                     duration: ClockTime(nanoseconds: timing.duration ?? .max),
                     offset: timing.offset, offsetEnd: timing.offsetEnd)
             }
@@ -198,7 +241,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
                     $0.nextFrame = plan.totalUnits
                     $0.ended = true
                 }
-                appSource.endOfStream()
+                finish(appSource)
                 return false
             }
             return result == .ok
@@ -224,5 +267,35 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
             UnsafeRawBufferPointer(rebasing: stored[0..<(frames * blockAlign)]), width: width,
             bigEndian: file.format.byteOrder == .big, into: buffer)
         return frames
+    }
+}
+
+/// Which part of a file a feeder feeds, where it sits in the stream, and what comes after it.
+public struct FeedWindow: Sendable {
+    /// Start and end within the file (--start / --end); nil = the file's start / end.
+    public var start: ClockTime?
+    public var end: ClockTime?
+    /// The stream time of the first unit fed; nil = the file's own time (0 at its start). Files played one after
+    /// another continue the stream's time instead of starting again at 0.
+    public var streamStart: ClockTime?
+    /// Called on the streaming thread after the last unit instead of ending the stream, so that another file can
+    /// continue in the same appsrc (gapless playback).
+    public var onEnd: (@Sendable (AppSource) -> Void)?
+
+    public init(
+        start: ClockTime? = nil, end: ClockTime? = nil, streamStart: ClockTime? = nil,
+        onEnd: (@Sendable (AppSource) -> Void)? = nil
+    ) {
+        self.start = start
+        self.end = end
+        self.streamStart = streamStart
+        self.onEnd = onEnd
+    }
+
+    /// The whole units between `start` and `end` (the unit holding `start` on; units up to `end`).
+    func units(in plan: PacketPlan) -> Range<Int64> {
+        let last = end.map { plan.unit(atNanoseconds: $0.nanoseconds) } ?? plan.totalUnits
+        let first = min(start.map { plan.unit(atNanoseconds: $0.nanoseconds) } ?? 0, last)
+        return first..<last
     }
 }

@@ -80,6 +80,23 @@ public final class AppSource: Element, @unchecked Sendable {
         gst_app_src_set_duration(src, duration?.raw ?? CGst_clock_time_none())
     }
 
+    /// Changes the caps mid-stream (the next file of a gapless list has another format); they take effect in order,
+    /// before the next buffer pushed.
+    ///
+    /// The corresponding C function is `gst_app_src_set_caps`.
+    public func setCaps(_ caps: String) throws(GstError) {
+        guard let parsed = gst_caps_from_string(caps) else {
+            throw GstError(kind: .invalidValue, message: "invalid caps \"\(caps)\"")
+        }
+        defer { gst_caps_unref(parsed) }
+        gst_app_src_set_caps(CGst_app_src(raw), parsed)
+    }
+
+    /// Changes the queue limit (a following file with larger chunks).
+    ///
+    /// The corresponding C function is `gst_app_src_set_max_bytes`.
+    public func setMaxBytes(_ maxBytes: Int) { gst_app_src_set_max_bytes(CGst_app_src(raw), guint64(maxBytes)) }
+
     /// Installs the delegate. The appsrc keeps it alive and releases it when the callbacks are replaced or the
     /// element is destroyed (through the destroy notify), so no one else has to.
     ///

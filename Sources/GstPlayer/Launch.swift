@@ -31,6 +31,19 @@ public enum Launch {
     )
         -> String
     {
+        inserting(decoder, afterSource: name, in: launch, unlessDecoding: true)
+    }
+
+    /// `launch` with `fragment` (e.g. `audioconvert ! volume name=volume ! audioconvert`) linked right after the
+    /// element named `name`, found as `insertingDecoder` finds it; unchanged when there is no such place.
+    public static func inserting(_ fragment: String, afterSource name: String, in launch: String) -> String {
+        inserting(fragment, afterSource: name, in: launch, unlessDecoding: false)
+    }
+
+    private static func inserting(_ fragment: String, afterSource name: String, in launch: String, unlessDecoding: Bool)
+        -> String
+    {
+        let decoder = fragment
         let tokens = tokenize(launch)
         let elements = parseElements(tokens)
         guard let source = elements.first(where: { $0.properties["name"] == name }) else { return launch }
@@ -49,7 +62,9 @@ public enum Launch {
         }
         guard let linkAfter else { return launch }
         // Already decoding: the element after the link is a decoder.
-        if let next = elements.first(where: { $0.firstToken == linkAfter + 2 }), decoders.contains(next.factory) {
+        if unlessDecoding, let next = elements.first(where: { $0.firstToken == linkAfter + 2 }),
+            decoders.contains(next.factory)
+        {
             return launch
         }
         let cut = tokens[linkAfter].range.upperBound

@@ -38,7 +38,8 @@ public enum PlayerEvent: Sendable {
 /// releases every GStreamer resource. Use it from one thread: it is the control side, not a callback target.
 public final class Player {
     /// The launch string each play builds its pipeline from; it must contain `appsrc name=<sourceName>`.
-    public let launch: String
+    /// Change it between plays (e.g. to put a decoder in for a compressed file).
+    public var launch: String
     public let sourceName: String
     /// The pipeline of the current play, if any.
     public private(set) var pipeline: Pipeline?

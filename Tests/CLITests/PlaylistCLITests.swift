@@ -87,6 +87,46 @@ import TestSupport
         #expect(orders.count > 1, "four shuffles gave the same order")
     }
 
+    @Test func startAndEndCutEachFile() throws {
+        // 1 s at 8 kHz, 8-bit: --start 0.25 --end 0.75 keeps exactly the middle 4000 samples.
+        var wav = SyntheticWAV(sampleRate: 8_000, channels: 1, bitsPerSample: 8, formatTag: 1, samples: [])
+        wav.samples = (0..<8_000).map { UInt8(truncatingIfNeeded: $0 / 32) }
+        let input = try wav.write(to: dir.appendingPathComponent("ramp.wav"))
+        let output = dir.appendingPathComponent("cut.raw").path
+        let arguments = ["play", input, "--start", "0.25", "--end", "0.75", "--pipeline", "appsrc name=src ! filesink location=\(output)"]
+        let r = try Run.ytGst(arguments)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: output))) == Array(wav.samples[2_000..<6_000]))
+    }
+
+    /// Two halves of one tone, played in a row into wavenc, come out as exactly the whole tone: no gap, no click,
+    /// one stream through the same appsrc.
+    @Test(arguments: [(16, 2, 44_100), (24, 1, 48_000)])
+    func gaplessHalvesMakeTheWhole(bits: Int, channels: Int, rate: Int) throws {
+        let whole = SyntheticWAV.tone(frequency: 997, frames: rate * 2 + 331, rate: rate, channels: channels, bits: bits)
+        let cut = (rate + 123) * whole.blockAlign  // not on a chunk boundary
+        var first = whole
+        first.samples = Array(whole.samples[..<cut])
+        var second = whole
+        second.samples = Array(whole.samples[cut...])
+        let a = try first.write(to: dir.appendingPathComponent("half1.wav"))
+        let b = try second.write(to: dir.appendingPathComponent("half2.wav"))
+        let output = dir.appendingPathComponent("joined.wav").path
+        let r = try Run.ytGst(["play", a, b, "--sink", "wavenc ! filesink location=\(output)"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(written.count == 44 + whole.samples.count, "one header and every sample, nothing between")
+        #expect(Array(written.suffix(whole.samples.count)) == whole.samples)
+    }
+
+    @Test func filesOfDifferentFormatsChangeCapsInOnePipeline() throws {
+        let mono = try SyntheticWAV.tone(frames: 8_000, rate: 8_000, channels: 1, bits: 8).write(to: dir.appendingPathComponent("m.wav"))
+        let stereo = try SyntheticWAV.tone(frames: 44_100, rate: 44_100, channels: 2, bits: 16).write(to: dir.appendingPathComponent("s.wav"))
+        let r = try Run.ytGst(["play", mono, stereo, mono, "--sink", "fakesink sync=true"], timeout: 20)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.seconds >= 3.0, "three files of 1 s each in real time took \(r.seconds) s")
+    }
+
     @Test func setValuesArriveUnchangedThroughATemplate() throws {
         let input = try marked("in.wav", 7)
         let name = "my song! \"quoted\" a=b.wav"

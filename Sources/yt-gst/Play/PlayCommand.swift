@@ -166,6 +166,6 @@ struct Processing: Equatable {
         if level && !tokens.contains("name=level") { elements.append("level name=level interval=100000000") }
         guard !elements.isEmpty else { return launch }
         let fragment = "audioconvert ! " + elements.joined(separator: " ! ") + " ! audioconvert"
-        return LaunchTokens.inserting(fragment, afterElementNamed: "src", in: launch) ?? launch
+        return Launch.inserting(fragment, afterSource: "src", in: launch)
     }
 }

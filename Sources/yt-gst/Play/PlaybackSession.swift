@@ -3,13 +3,16 @@ import AppSrcFeeder
 import Glibc
 import GstPlayer
 
-/// Plays a list of files with one `Player`, handling keys, the status line / JSON, loops and signals.
+/// Plays the list through one pipeline, gaplessly (`GaplessChain`), handling keys, the status line / JSON, loops
+/// and signals.
 ///
 /// Everything is decided in one loop: keys are polled from the terminal, events are read from the bus, and the
-/// status is redrawn about 10 times a second. The terminal is put back as it was on every way out.
+/// status is redrawn about 10 times a second. A new pipeline is built only where a file needs another decoder or
+/// after an error. The terminal is put back as it was on every way out.
 final class PlaybackSession {
     private let command: PlayCommand
-    private let files: [String]
+    private let order: PlayOrder
+    private let launch: String
     private let player: Player
     private let keyboard: KeyboardInput?
     private var statusLine: StatusLine
@@ -18,16 +21,23 @@ final class PlaybackSession {
     private var volume: Double
     private var muted: Bool
     private var rate: Double
+    /// A-B loop points, in file time.
     private var loopA: ClockTime?
     private var loopB: ClockTime?
     private var levels: [ChannelLevel] = []
     /// Text typed after `g`, while entering a time.
     private var gotoText: String?
     private var anyFailed = false
+    /// The play position whose file the status shows; its start is announced once.
+    private var shownPosition: Int?
 
-    /// How one file's playback ended.
+    /// How one pipeline's run ended.
     private enum Outcome: Equatable {
-        case finished, failed, next, previous, quit
+        /// The chain ran out (or needs a pipeline with another decoder from its handoff position).
+        case ended
+        /// An error stopped the pipeline while this play position played.
+        case failed(Int)
+        case quit
         case interrupted(Int32)
     }
 
@@ -36,7 +46,9 @@ final class PlaybackSession {
         keyboard: KeyboardInput?, statusLine: Bool
     ) {
         self.command = command
-        self.files = files
+        let passes: Int? = command.loopCount.map { $0 == 0 ? nil : $0 } ?? 1
+        self.order = PlayOrder(files: files, shuffle: command.shuffle, passes: passes)
+        self.launch = launch
         self.keyboard = keyboard
         self.statusLine = StatusLine(enabled: statusLine)
         self.jsonStatus = command.status == .json
@@ -61,98 +73,106 @@ final class PlaybackSession {
             keyboard?.restore()
             player.stop()
         }
-        var pass = 0
+        let settings = GaplessChain.Settings(
+            chunkMilliseconds: command.chunkMilliseconds, buffers: command.buffers,
+            start: command.start.map { ClockTime(seconds: $0) }, end: command.end.map { ClockTime(seconds: $0) },
+            repeatEachFile: command.loopFile)
+        var position = 0
         while true {
-            let order = command.shuffle ? files.shuffled() : files
-            var index = 0
-            while index < order.count {
-                switch play(order[index], index: index, count: order.count) {
-                case .finished: index += command.loopFile ? 0 : 1
-                case .failed:
-                    anyFailed = true
-                    index += 1
-                case .next: index += 1
-                case .previous: index = max(0, index - 1)
-                case .quit: return anyFailed ? .failure : .success
-                case .interrupted(let signal): return signal == SIGTERM ? .terminated : .interrupted
-                }
+            if let signal = Interrupts.pending { return signal == SIGTERM ? .terminated : .interrupted }
+            let chain = GaplessChain(order: order, settings: settings)
+            let prepared = chain.prepare(at: position)
+            reportFailures(of: chain)
+            guard prepared else { break }
+            let outcome = play(chain)
+            reportFailures(of: chain)
+            switch outcome {
+            case .ended:
+                guard let handoff = chain.handoff else { return anyFailed ? .failure : .success }
+                position = handoff
+            case .failed(let failed):
+                anyFailed = true
+                position = failed + 1
+            case .quit:
+                return anyFailed ? .failure : .success
+            case .interrupted(let signal):
+                return signal == SIGTERM ? .terminated : .interrupted
             }
-            pass += 1
-            guard let loops = command.loopCount, loops == 0 || pass < loops else { break }
-            guard !(anyFailed && order.allSatisfy { FileSystem.kind(of: $0) != .file }) else { break }
         }
         return anyFailed ? .failure : .success
     }
 
-    // MARK: One file
+    // MARK: One pipeline
 
-    private func play(_ path: String, index: Int, count: Int) -> Outcome {
-        if let signal = Interrupts.pending { return .interrupted(signal) }
-        let feeder: WAVFeeder
-        do {
-            feeder = try WAVFeeder(path: path, chunkMilliseconds: command.chunkMilliseconds, buffers: command.buffers)
-        } catch {
-            report("yt-gst: \(path): \(error)")
-            return .failed
-        }
-        if !command.quiet {
-            for warning in feeder.file.warnings { report("yt-gst: \(path): warning: \(warning)") }
-        }
-        let duration = ClockTime(frames: feeder.file.frameCount, rate: feeder.file.format.sampleRate)
-        let start = command.start.map { min(ClockTime(seconds: $0), duration) }
-        let stop = command.end.map { min(ClockTime(seconds: $0), duration) }
+    private func play(_ chain: GaplessChain) -> Outcome {
+        player.launch =
+            chain.needsDecoder ? Launch.insertingDecoder(afterSource: "src", in: launch, decoder: chain.decoder) : launch
+        shownPosition = nil
         loopA = nil
         loopB = nil
-        levels = []
         do {
-            try player.play(feeder, from: start, to: stop)
+            try player.play(chain)
             if command.volume != nil || muted { try applyVolume() }
-            if rate != 1 { try player.seek(to: start ?? .zero, stop: stop, rate: rate) }
+            if rate != 1, let segment = chain.segment(at: .zero) { try seek(chain, segment, to: segment.fileStart) }
         } catch {
-            report("yt-gst: \(path): \(describe(error))")
-            return .failed
+            let failed = chain.segment(at: .zero)
+            report("yt-gst: \(failed?.path ?? chain.displayName): \(describe(error))")
+            return .failed(failed?.position ?? 0)
         }
-        var file = FileState(path: path, index: index, count: count, duration: duration, stop: stop)
         var lastDraw = ContinuousClock.now.advanced(by: .seconds(-1))
         while true {
             if let signal = Interrupts.pending { return .interrupted(signal) }
+            reportFailures(of: chain)
+            let now = current(chain)
             for key in keyboard?.keys(waiting: 40) ?? [] {
-                if let outcome = handle(key, file: &file) { return outcome }
+                guard let now else { break }
+                if let outcome = handle(key, chain: chain, now: now) { return outcome }
             }
             while let event = player.nextEvent(timeout: keyboard == nil ? .milliseconds(40) : .zero) {
-                if let outcome = handle(event, file: file) { return outcome }
+                if let outcome = handle(event, chain: chain, now: now) { return outcome }
             }
-            if ContinuousClock.now - lastDraw >= .milliseconds(100) {
+            if ContinuousClock.now - lastDraw >= .milliseconds(100), let now = current(chain) {
                 lastDraw = .now
-                draw(file)
+                draw(now)
             }
         }
     }
 
-    /// What the loop knows about the file that plays.
-    private struct FileState {
-        var path: String
-        var index: Int
-        var count: Int
-        var duration: ClockTime
-        /// --end, as a stop position.
-        var stop: ClockTime?
+    /// What plays now: the file's segment and the position in that file.
+    private struct Now {
+        var segment: GaplessChain.Segment
+        var fileTime: ClockTime
+        var stream: ClockTime
     }
 
-    private func handle(_ event: PlayerEvent, file: FileState) -> Outcome? {
+    private func current(_ chain: GaplessChain) -> Now? {
+        let stream = player.position ?? .zero
+        guard let segment = chain.segment(at: stream) else { return nil }
+        let offset = stream.nanoseconds >= segment.streamStart.nanoseconds
+            ? stream.nanoseconds - segment.streamStart.nanoseconds : 0
+        let fileTime = min(ClockTime(nanoseconds: segment.fileStart.nanoseconds + offset), segment.duration)
+        if shownPosition != segment.position {
+            // A new file has started at the sink: its warnings once, and loop points belong to the old one.
+            shownPosition = segment.position
+            loopA = nil
+            loopB = nil
+            if !command.quiet { for warning in segment.warnings { report("yt-gst: \(segment.path): warning: \(warning)") } }
+        }
+        return Now(segment: segment, fileTime: fileTime, stream: stream)
+    }
+
+    private func handle(_ event: PlayerEvent, chain: GaplessChain, now: Now?) -> Outcome? {
         switch event {
         case .endOfStream:
-            return .finished
+            return .ended
         case .segmentDone:
             // The A-B loop reached B: back to A without a flush, so the loop is seamless.
-            if let a = loopA, let b = loopB {
-                try? player.seek(to: a, stop: b, rate: rate, options: [.segment, .accurate])
-            }
+            if let now, let a = loopA { try? seek(chain, now.segment, to: a, flush: false) }
         case .error(let error):
-            report("yt-gst: \(file.path): \(describe(error))")
-            return .failed
+            report("yt-gst: \(now?.segment.path ?? chain.displayName): \(describe(error))")
+            return .failed(now?.segment.position ?? 0)
         case .warning(let warning):
-            if !command.quiet { report("yt-gst: \(file.path): warning: \(describe(warning))") }
+            if !command.quiet { report("yt-gst: \(now?.segment.path ?? chain.displayName): warning: \(describe(warning))") }
         case .tags(let tags):
             if statusLine.enabled {
                 let shown = tags.filter { ["title", "artist", "album", "date", "comment"].contains($0.name) }
@@ -168,20 +188,27 @@ final class PlaybackSession {
 
     // MARK: Keys
 
-    private func handle(_ key: Key, file: inout FileState) -> Outcome? {
-        if gotoText != nil { return handleGoto(key, file: file) }
+    private func handle(_ key: Key, chain: GaplessChain, now: Now) -> Outcome? {
+        if gotoText != nil {
+            handleGoto(key, chain: chain, now: now)
+            return nil
+        }
         guard let action = Keys.action(for: key) else { return nil }
-        let position = player.position ?? .zero
+        let position = now.segment.position
         do {
             switch action {
             case .togglePause:
                 if player.state == .paused { try player.resume() } else { try player.pause() }
             case .seek(let delta):
+                let target = now.fileTime.seconds + delta
                 // Past the end (or --end) means the next file, as in other players.
-                if position.seconds + delta >= (file.stop ?? file.duration).seconds && loopB == nil { return .next }
-                try seek(to: position.seconds + delta, file: file)
+                if target >= (command.end ?? now.segment.duration.seconds) && loopB == nil {
+                    guard try jump(chain, to: position + 1) else { return .ended }
+                } else {
+                    try seek(chain, now.segment, to: ClockTime(seconds: max(command.start ?? 0, target)))
+                }
             case .restart:
-                try seek(to: command.start ?? 0, file: file)
+                try seek(chain, now.segment, to: ClockTime(seconds: command.start ?? 0))
             case .volume(let step):
                 volume = max(0, min(1.5, ((volume * 100).rounded() + Double(step)) / 100))
                 try applyVolume()
@@ -190,13 +217,15 @@ final class PlaybackSession {
                 try applyVolume()
             case .rate(let step):
                 let steps = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 4]
-                let current = steps.firstIndex { $0 >= rate - 0.001 } ?? 4
-                rate = steps[max(0, min(steps.count - 1, current + step))]
-                try seek(to: position.seconds, file: file)
-            case .next: return .next
-            case .previous: return .previous
+                let index = steps.firstIndex { $0 >= rate - 0.001 } ?? 4
+                rate = steps[max(0, min(steps.count - 1, index + step))]
+                try seek(chain, now.segment, to: now.fileTime)
+            case .next:
+                guard try jump(chain, to: position + 1) else { return .ended }
+            case .previous:
+                _ = try jump(chain, to: max(0, position - 1))
             case .loopPoint:
-                try setLoopPoint(at: position, file: file)
+                try setLoopPoint(chain, now)
             case .beginGoto:
                 gotoText = ""
             case .showKeys:
@@ -210,11 +239,13 @@ final class PlaybackSession {
         return nil
     }
 
-    private func handleGoto(_ key: Key, file: FileState) -> Outcome? {
+    private func handleGoto(_ key: Key, chain: GaplessChain, now: Now) {
         switch key {
         case .enter:
             if let text = gotoText, let seconds = TimeText.seconds(text) {
-                do { try seek(to: seconds, file: file) } catch { report("yt-gst: \(describe(error))") }
+                do { try seek(chain, now.segment, to: ClockTime(seconds: seconds)) } catch {
+                    report("yt-gst: \(describe(error))")
+                }
             }
             gotoText = nil
         case .escape: gotoText = nil
@@ -222,36 +253,50 @@ final class PlaybackSession {
         case .char(let c) where c.isNumber || c == ":" || c == ".": gotoText?.append(c)
         default: break
         }
-        return nil
     }
 
-    /// Seeks within the file (or within the A-B loop while there is one), keeping the rate and the --end stop.
-    private func seek(to seconds: Double, file: FileState) throws(GstError) {
-        var target = ClockTime(seconds: max(0, min(seconds, file.duration.seconds)))
+    /// Moves to `fileTime` in the playing file (within the A-B loop while there is one), keeping the rate.
+    ///
+    /// Every seek reopens the file there through the chain (`requestJump`), so the stream time of the seek
+    /// simply becomes the file's new start: stream time = file time after a seek.
+    private func seek(_ chain: GaplessChain, _ segment: GaplessChain.Segment, to fileTime: ClockTime, flush: Bool = true)
+        throws(GstError)
+    {
+        var target = min(fileTime, segment.duration)
+        var stop: ClockTime?
         if let a = loopA, let b = loopB {
             target = max(a, min(target, b))
-            try player.seek(to: target, stop: b, rate: rate, options: [.flush, .accurate, .segment])
-        } else {
-            try player.seek(to: target, stop: file.stop, rate: rate)
+            stop = b
         }
+        chain.requestJump(to: segment.position, fileTime: target)
+        let options: Pipeline.SeekOptions = stop == nil ? [.flush, .accurate] : flush ? [.flush, .accurate, .segment] : [.accurate, .segment]
+        try player.seek(to: target, stop: stop, rate: rate, options: options)
+    }
+
+    /// Starts play position `position` (next / previous file) at once; false past the end of the list.
+    private func jump(_ chain: GaplessChain, to position: Int) throws(GstError) -> Bool {
+        guard order.index(at: position) != nil else { return false }
+        chain.requestJump(to: position, fileTime: nil)
+        try player.seek(to: .zero, rate: rate)
+        return true
     }
 
     /// `l`: first press sets A, the second sets B and starts looping from A, the third clears the loop.
-    private func setLoopPoint(at position: ClockTime, file: FileState) throws(GstError) {
+    private func setLoopPoint(_ chain: GaplessChain, _ now: Now) throws(GstError) {
         switch (loopA, loopB) {
         case (nil, _):
-            loopA = position
+            loopA = now.fileTime
         case (let a?, nil):
-            guard position > a else {
-                loopA = position
+            guard now.fileTime > a else {
+                loopA = now.fileTime
                 return
             }
-            loopB = position
-            try player.seek(to: a, stop: position, rate: rate, options: [.flush, .accurate, .segment])
+            loopB = now.fileTime
+            try seek(chain, now.segment, to: a)
         default:
             loopA = nil
             loopB = nil
-            try player.seek(to: position, stop: file.stop, rate: rate)
+            try seek(chain, now.segment, to: now.fileTime)
         }
     }
 
@@ -262,13 +307,13 @@ final class PlaybackSession {
 
     // MARK: Output
 
-    private func draw(_ file: FileState) {
+    private func draw(_ now: Now) {
         guard statusLine.enabled || jsonStatus else { return }
         let state = player.state
         let snapshot = PlaybackSnapshot(
-            state: state == .paused ? "paused" : state == .playing ? "playing" : "\(state)", file: file.path,
-            index: file.index, count: file.count, position: min(player.position ?? .zero, file.duration).seconds,
-            duration: file.duration.seconds, volume: volume, muted: muted, rate: rate, loopA: loopA?.seconds,
+            state: state == .paused ? "paused" : state == .playing ? "playing" : "\(state)", file: now.segment.path,
+            index: now.segment.position % max(order.count, 1), count: order.count, position: now.fileTime.seconds,
+            duration: now.segment.duration.seconds, volume: volume, muted: muted, rate: rate, loopA: loopA?.seconds,
             loopB: loopB?.seconds, levels: levels)
         if jsonStatus {
             Terminal.write(StatusView.json(snapshot) + "\n")
@@ -276,6 +321,13 @@ final class PlaybackSession {
             statusLine.draw("Go to (1:23 or 83.5, Enter; Esc cancels): \(gotoText)")
         } else {
             statusLine.draw(StatusView.line(snapshot, width: Terminal.columns - 1))
+        }
+    }
+
+    private func reportFailures(of chain: GaplessChain) {
+        for failure in chain.takeFailures() {
+            anyFailed = true
+            report("yt-gst: \(failure)")
         }
     }
 

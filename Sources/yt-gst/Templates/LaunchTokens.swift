@@ -68,18 +68,6 @@ enum LaunchTokens {
         return value
     }
 
-    /// `launch` with `fragment` linked in right after the element named `name` (which must be linked onward with
-    /// `!`); nil when there is no such place.
-    static func inserting(_ fragment: String, afterElementNamed name: String, in launch: String) -> String? {
-        var tokens = split(launch)
-        guard let nameToken = tokens.firstIndex(where: { kind(of: $0) == .property("name", name) }) else { return nil }
-        var index = nameToken + 1
-        while index < tokens.count, case .property = kind(of: tokens[index]) { index += 1 }
-        guard index < tokens.count, tokens[index] == "!" else { return nil }
-        tokens.insert(contentsOf: split(fragment) + ["!"], at: index + 1)
-        return tokens.joined(separator: " ")
-    }
-
     /// The `name=` of the element whose factory token is at `element`, if it has one.
     static func nameProperty(in tokens: [String], element: Int) -> String? {
         var index = element + 1
