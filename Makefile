@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: demo test build release deps test-deps clean lint conformance fuzz
+.PHONY: demo test build release deps test-deps clean lint conformance fuzz install
 SECONDS ?= 60
 
 ## Installs what is missing, builds in release mode and plays the bundled sample through the default output.
@@ -24,6 +24,10 @@ conformance: test-deps release
 ## Fuzzes the WAV reader for SECONDS seconds (libFuzzer, -sanitize=fuzzer,address; findings in fuzz/findings/).
 fuzz:
 	scripts/fuzz.sh $(SECONDS)
+
+## Installs the binary, the templates, the man page and bash/zsh completions under $(DESTDIR)$(PREFIX).
+install: release
+	scripts/install.sh .build/release/yt-gst $(PREFIX) $(DESTDIR)
 
 deps:
 	scripts/install-deps.sh build

@@ -12,7 +12,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-pulseaudio gstreamer1.0-alsa
 )
 if [ "${1:-build}" = test ]; then
-  packages+=(pulseaudio pulseaudio-utils sox python3 iproute2 procps tmux nftables iputils-ping)
+  packages+=(pulseaudio pulseaudio-utils sox python3 iproute2 procps tmux zsh man-db nftables iputils-ping)
 fi
 missing=()
 for p in "${packages[@]}"; do

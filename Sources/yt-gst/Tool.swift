@@ -15,6 +15,7 @@ enum Tool {
         Command(spec: PlayCommand.spec, run: { arguments throws(UsageError) in try PlayCommand(arguments).run() }),
         Command(spec: InfoCommand.spec, run: { arguments throws(UsageError) in try InfoCommand(arguments).run() }),
         Command(spec: PipelinesCommand.spec, run: { arguments throws(UsageError) in try PipelinesCommand(arguments).run() }),
+        Command(spec: CompletionsCommand.spec, run: { arguments throws(UsageError) in try CompletionsCommand(arguments).run() }),
         Command(spec: StreamCommand.spec, run: { arguments throws(UsageError) in try StreamCommand(arguments).run() }),
         Command(spec: ReceiveCommand.spec, run: { arguments throws(UsageError) in try ReceiveCommand(arguments).run() }),
     ]
@@ -29,7 +30,7 @@ enum Tool {
 
             """
         for command in commands {
-            text += "  " + command.spec.name.padding(to: 10) + command.spec.abstract + "\n"
+            text += "  " + command.spec.name.padding(to: 13) + command.spec.abstract + "\n"
         }
         text += """
 
