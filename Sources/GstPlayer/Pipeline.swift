@@ -70,26 +70,26 @@ public final class Pipeline: @unchecked Sendable {
 
     /// The appsrc of this name, which the pipeline must contain.
     public func appSource(named name: String) throws(GstError) -> AppSource {
-        guard let found = gst_bin_get_by_name(CGst_bin(raw), name) else {
-            throw GstError(kind: .notFound, message: "the pipeline has no element \"appsrc name=\(name)\"")
-        }
-        guard CGst_is_app_src(found) != 0 else {
-            let element = Element(owning: found)
-            throw GstError(kind: .notFound, message: "element \"\(name)\" is a \(element.factoryName), not an appsrc")
-        }
-        return AppSource(owning: found)
+        AppSource(owning: try element(named: name, factory: "appsrc") { CGst_is_app_src($0) != 0 })
     }
 
     /// The appsink of this name, which the pipeline must contain.
     public func appSink(named name: String) throws(GstError) -> AppSink {
+        AppSink(owning: try element(named: name, factory: "appsink") { CGst_is_app_sink($0) != 0 })
+    }
+
+    /// A new reference to the element `name`, which must be a `factory` (checked by `isKind`).
+    private func element(
+        named name: String, factory: String, isKind: (UnsafeMutablePointer<GstElement>) -> Bool
+    ) throws(GstError) -> UnsafeMutablePointer<GstElement> {
         guard let found = gst_bin_get_by_name(CGst_bin(raw), name) else {
-            throw GstError(kind: .notFound, message: "the pipeline has no element \"appsink name=\(name)\"")
+            throw GstError(kind: .notFound, message: "the pipeline has no element \"\(factory) name=\(name)\"")
         }
-        guard CGst_is_app_sink(found) != 0 else {
+        guard isKind(found) else {
             let element = Element(owning: found)
-            throw GstError(kind: .notFound, message: "element \"\(name)\" is a \(element.factoryName), not an appsink")
+            throw GstError(kind: .notFound, message: "element \"\(name)\" is a \(element.factoryName), not an \(factory)")
         }
-        return AppSink(owning: found)
+        return found
     }
 
     /// The first element that controls stream volume (a `volume` element or a sink such as pulsesink), if any.
