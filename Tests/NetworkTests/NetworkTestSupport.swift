@@ -90,17 +90,18 @@ enum Align {
         return nil
     }
 
-    /// Walks `output` against `input` allowing only forward jumps (skipped packets): returns the jumps (in frames)
-    /// and the count of output frames that match nothing (wrong samples).
+    /// Walks `output` against `input` allowing only forward jumps (skipped packets): returns the skipped stretches
+    /// of the input (frame ranges) and the count of output frames that match nothing (wrong samples).
     static func walk(
         _ output: [UInt8], in input: [UInt8], frameBytes: Int, maxJumpFrames: Int = 4_096
     )
-        -> (jumps: [Int], wrongFrames: Int)
+        -> (jumps: [Int], gaps: [Range<Int>], wrongFrames: Int)
     {
         guard var position = offset(of: output, in: input, frameBytes: frameBytes) else {
-            return ([], output.count / frameBytes)
+            return ([], [], output.count / frameBytes)
         }
         var jumps: [Int] = []
+        var gaps: [Range<Int>] = []
         var wrong = 0
         var index = 0
         let frames = output.count / frameBytes
@@ -126,6 +127,7 @@ enum Align {
             }
             if let jump = found {
                 jumps.append(jump)
+                gaps.append(position..<(position + jump))
                 position += jump
             } else {
                 wrong += 1
@@ -133,7 +135,7 @@ enum Align {
                 position += 1
             }
         }
-        return (jumps, wrong)
+        return (jumps, gaps, wrong)
     }
 }
 
