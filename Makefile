@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: demo test build release deps test-deps clean lint conformance fuzz install
+.PHONY: demo test build release deps test-deps clean lint conformance fuzz install bench
 SECONDS ?= 60
 
 ## Installs what is missing, builds in release mode and plays the bundled sample through the default output.
@@ -16,10 +16,16 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	YT_GST_BINARY=$(CURDIR)/.build/release/yt-gst scripts/with-pulseaudio.sh $(SWIFT) test --skip-build --no-parallel
 	scripts/fuzz.sh 60
+	scripts/bench.sh --quick --binary $(CURDIR)/.build/release/yt-gst
 
 ## The corpus conformance table for yt-gst and for GStreamer's filesrc ! wavparse (pasted into the README).
 conformance: test-deps release
 	scripts/conformance.sh $(CURDIR)/.build/release/yt-gst
+
+## The side-by-side benchmark against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (about 25 minutes;
+## the table in the README, Performance). Builds release first; `make test` runs it once in quick mode.
+bench: test-deps release
+	scripts/bench.sh --binary $(CURDIR)/.build/release/yt-gst
 
 ## Fuzzes the WAV reader for SECONDS seconds (libFuzzer, -sanitize=fuzzer,address; findings in fuzz/findings/).
 fuzz:

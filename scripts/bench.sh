@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The side-by-side benchmark: yt-gst against `gst-launch-1.0 filesrc ! wavparse ! ...` and gst-play-1.0.
+# Builds yt-gst in release mode (unless --binary is given), generates its WAV files (1 hour, 1 minute, 0.1 s of
+# 48 kHz stereo 16-bit), starts a private PulseAudio with a null sink, runs scripts/bench.py and adds the network
+# latency from scripts/measure-latency.sh. Prints a table: both medians, the median of pair-by-pair ratios, PASS/FAIL.
+#
+# Usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency]
+#   --quick       small files (10 s, 2 s, 0.1 s), 1 pair, no latency: proves the benchmark works (make test);
+#                 exits 0 whatever the ratios, non-zero only when something breaks.
+#   YT_GST_SCRATCH=DIR   build directory (default .build); YT_GST_BENCH_DIR=DIR  where the files are kept
+#                        (default /tmp/yt-gst-bench; the 1-hour file is 660 MB and is reused).
+# Exit: 0 every row PASS (or quick mode), 2 some row FAIL, 1 the benchmark itself failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+binary="" pairs=5 quick="" latency=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --binary) binary=$2; shift 2 ;;
+    --pairs) pairs=$2; shift 2 ;;
+    --quick) quick=--quick; latency=""; shift ;;
+    --no-latency) latency=""; shift ;;
+    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency]" >&2; exit 64 ;;
+  esac
+done
+scratch=${YT_GST_SCRATCH:-.build}
+case "$scratch" in /*) ;; *) scratch="$PWD/$scratch" ;; esac
+if [ -z "$binary" ]; then
+  swift build -c release --scratch-path "$scratch" --product yt-gst >&2
+  binary="$scratch/release/yt-gst"
+fi
+[ -x "$binary" ] || { echo "bench: no executable at $binary" >&2; exit 1; }
+for tool in gst-launch-1.0 gst-play-1.0 python3 pulseaudio; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make test-deps installs it)" >&2; exit 1; }
+done
+dir=${YT_GST_BENCH_DIR:-/tmp/yt-gst-bench}
+[ -n "$quick" ] && dir="$dir/quick"
+
+# with-pulseaudio.sh gives the run a fresh HOME: keep GStreamer's usual registry so that it is not rebuilt.
+export GST_REGISTRY=${GST_REGISTRY:-${XDG_CACHE_HOME:-$HOME/.cache}/gstreamer-1.0/registry.$(uname -m).bin}
+
+figure=""
+if [ -n "$latency" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    figure="not measured (needs root)"
+  elif out=$(YT_GST_SCRATCH="$scratch" scripts/measure-latency.sh 2>/tmp/yt-gst-bench-latency.log); then
+    figure="${out#latency_ms=} ms"
+  else
+    figure="not measured (scripts/measure-latency.sh failed; see /tmp/yt-gst-bench-latency.log)"
+  fi
+fi
+scripts/with-pulseaudio.sh python3 scripts/bench.py --binary "$binary" --dir "$dir" --pairs "$pairs" $quick \
+  --latency "$figure"
