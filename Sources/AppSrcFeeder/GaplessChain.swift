@@ -16,7 +16,8 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
 
     /// How every file is fed.
     public struct Settings: Sendable {
-        public var chunkMilliseconds: Int
+        /// nil: the feeder's default chunking (see `WAVFeeder.init`).
+        public var chunkMilliseconds: Int?
         public var buffers: Int
         /// --start / --end, applied to every file.
         public var start: ClockTime?
@@ -25,7 +26,7 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
         public var repeatEachFile: Bool
 
         public init(
-            chunkMilliseconds: Int = WAVFeeder.defaultChunkMilliseconds, buffers: Int = WAVFeeder.defaultBuffers,
+            chunkMilliseconds: Int? = nil, buffers: Int = WAVFeeder.defaultBuffers,
             start: ClockTime? = nil, end: ClockTime? = nil, repeatEachFile: Bool = false
         ) {
             self.chunkMilliseconds = chunkMilliseconds

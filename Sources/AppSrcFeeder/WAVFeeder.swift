@@ -15,12 +15,18 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     /// Chunking used when the caller sets none: 0.2 s chunks, 3 queued, as in the iOS original.
     public static let defaultChunkMilliseconds = 200
     public static let defaultBuffers = 3
+    /// The default chunk when no sink synchronises to the clock (`fakesink sync=false`, a file sink): 0.5 s, so that
+    /// GStreamer handles 2.5 times fewer buffers (larger ones cost memory and gain nothing more); the queue keeps its
+    /// limit of `buffers` default chunks. No one hears the difference, as nothing plays in real time; timestamps and
+    /// data are the same.
+    public static let unsynchronizedChunkMilliseconds = 500
 
     public let file: WAVFile
     public let displayName: String
     /// How the data is cut into buffers and timed.
     public let plan: PacketPlan
-    /// Units per chunk (frames for PCM; the last chunk may be shorter).
+    /// Units per chunk (frames for PCM; the last chunk may be shorter). With the default chunking and no sink that
+    /// synchronises, the chunks fed are `unsynchronizedChunkMilliseconds` long instead.
     public var chunkFrames: Int64 { plan.chunkUnits }
     /// Chunks the appsrc queues before it reports enough data.
     public let buffers: Int
@@ -28,6 +34,10 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     public let window: FeedWindow
     private let source: any ByteSource
     private let progress = Mutex(Progress())
+    /// Units per chunk when no sink synchronises: set with the default chunking only (nil when the caller chose).
+    private let unsynchronizedChunkUnits: Int64?
+    /// Units per chunk as fed, decided at the first need-data (0 until then).
+    private let chunkUnitsInUse = Atomic<Int64>(0)
 
     private struct Progress {
         /// The next unit (frame, block or byte) to push.
@@ -44,7 +54,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     ///
     /// - Throws: `WAVError` when the file cannot be read, is not a WAV, or holds a codec no installed decoder takes.
     public convenience init(
-        path: String, chunkMilliseconds: Int = defaultChunkMilliseconds, buffers: Int = defaultBuffers,
+        path: String, chunkMilliseconds: Int? = nil, buffers: Int = defaultBuffers,
         window: FeedWindow = FeedWindow()
     ) throws(WAVError) {
         let (file, source) = try WAVFile.open(path: path)
@@ -54,8 +64,11 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     }
 
     /// Feeds an already parsed file from `source` (tests inject short reads and I/O errors here).
+    ///
+    /// `chunkMilliseconds` nil is the default chunking: `defaultChunkMilliseconds`, or
+    /// `unsynchronizedChunkMilliseconds` when no sink of the pipeline synchronises to the clock.
     public init(
-        file: WAVFile, source: any ByteSource, name: String, chunkMilliseconds: Int = defaultChunkMilliseconds,
+        file: WAVFile, source: any ByteSource, name: String, chunkMilliseconds: Int? = nil,
         buffers: Int = defaultBuffers, window: FeedWindow = FeedWindow()
     ) throws(WAVError) {
         if file.format.needsDecoder {
@@ -77,8 +90,9 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
                 "no raw audio layout for \(file.format.validBits)-bit samples in \(file.format.bytesPerSample)-byte containers"
             )
         }
-        precondition(chunkMilliseconds > 0 && buffers > 0, "chunk length and buffer count must be positive")
-        guard let plan = PacketPlan(file: file, chunkMilliseconds: chunkMilliseconds) else {
+        precondition((chunkMilliseconds ?? 1) > 0 && buffers > 0, "chunk length and buffer count must be positive")
+        guard let plan = PacketPlan(file: file, chunkMilliseconds: chunkMilliseconds ?? Self.defaultChunkMilliseconds)
+        else {
             throw WAVError(
                 .unsupportedCodec, "unsupported codec: \(file.codecDescription)", formatTag: file.format.effectiveTag)
         }
@@ -86,6 +100,9 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         self.source = source
         self.displayName = name
         self.plan = plan
+        self.unsynchronizedChunkUnits =
+            chunkMilliseconds == nil
+            ? PacketPlan(file: file, chunkMilliseconds: Self.unsynchronizedChunkMilliseconds)?.chunkUnits : nil
         self.buffers = buffers
         self.window = window
         let units = window.units(in: plan)
@@ -176,8 +193,14 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
             let tags = file.metadata.gstreamerTags
             if !tags.isEmpty { appSource.pushTags(tags.map { Message.Tag(name: $0.name, value: $0.value) }) }
         }
+        var chunkUnits = chunkUnitsInUse.load(ordering: .relaxed)
+        if chunkUnits == 0 {
+            chunkUnits = plan.chunkUnits
+            if let larger = unsynchronizedChunkUnits, !appSource.pipelineSynchronizesToClock { chunkUnits = larger }
+            chunkUnitsInUse.store(chunkUnits, ordering: .relaxed)
+        }
         for _ in 0..<buffers {
-            guard let frames = claimNextChunk() else {
+            guard let frames = claimNextChunk(units: chunkUnits) else {
                 finish(appSource)
                 return
             }
@@ -203,8 +226,8 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         if let onEnd = window.onEnd { onEnd(appSource) } else { appSource.endOfStream() }
     }
 
-    /// Takes the next chunk's frame range, or nil (once) when the stream should end.
-    private func claimNextChunk() -> Range<Int64>? {
+    /// Takes the next chunk's frame range (`units` long at most), or nil (once) when the stream should end.
+    private func claimNextChunk(units chunkUnits: Int64) -> Range<Int64>? {
         let end = units.upperBound
         return progress.withLock { state in
             guard state.nextFrame < end else {
@@ -213,7 +236,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
                 return nil
             }
             let start = state.nextFrame
-            state.nextFrame = min(start + plan.chunkUnits, end)
+            state.nextFrame = min(start + chunkUnits, end)
             return start..<state.nextFrame
         }
     }

@@ -51,5 +51,7 @@ static inline const gchar *CGst_value_string(const GValue *value) {
 
 /// G_TYPE_STRING is a function-like macro (network: text fields of application messages).
 static inline GType CGst_type_string(void) { return G_TYPE_STRING; }
+/// G_TYPE_BOOLEAN likewise (a sink's "sync" property).
+static inline GType CGst_type_boolean(void) { return G_TYPE_BOOLEAN; }
 
 #endif
