@@ -16,9 +16,9 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     public static let defaultChunkMilliseconds = 200
     public static let defaultBuffers = 3
     /// The default chunk when no sink synchronises to the clock (`fakesink sync=false`, a file sink): 0.5 s, so that
-    /// GStreamer handles 2.5 times fewer buffers (larger ones cost memory and gain nothing more); the queue keeps its
-    /// limit of `buffers` default chunks. No one hears the difference, as nothing plays in real time; timestamps and
-    /// data are the same.
+    /// GStreamer handles 2.5 times fewer buffers (larger ones cost memory and gain nothing more), and the appsrc
+    /// queues one of them (with no real-time deadline a deeper queue only holds memory). No one hears the
+    /// difference, as nothing plays in real time; timestamps and data are the same.
     public static let unsynchronizedChunkMilliseconds = 500
 
     public let file: WAVFile
@@ -196,7 +196,10 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         var chunkUnits = chunkUnitsInUse.load(ordering: .relaxed)
         if chunkUnits == 0 {
             chunkUnits = plan.chunkUnits
-            if let larger = unsynchronizedChunkUnits, !appSource.pipelineSynchronizesToClock { chunkUnits = larger }
+            if let larger = unsynchronizedChunkUnits, !appSource.pipelineSynchronizesToClock {
+                chunkUnits = larger
+                appSource.setMaxBytes(Int(larger) * pushedFrameBytes)
+            }
             chunkUnitsInUse.store(chunkUnits, ordering: .relaxed)
         }
         for _ in 0..<buffers {
