@@ -192,7 +192,7 @@ struct WAVParser {
                 try readFormat(at: body, size: size, available: available, chunkOffset: offset)
             case .fact where fits && size >= 4 && factFrames == nil:
                 let value = byteOrder.uint32(try reader.bytes(at: body, count: 4), at: 0)
-                factFrames = Int64(value == 0xFFFF_FFFF ? ds64?.sampleCount ?? UInt64(value) : UInt64(value))
+                factFrames = Int64(clamping: value == 0xFFFF_FFFF ? ds64?.sampleCount ?? UInt64(value) : UInt64(value))
             case .data where dataOffset == nil:
                 dataOffset = body
                 guard try measureData(at: body, size: size, size32: size32, available: available) else { break walk }
