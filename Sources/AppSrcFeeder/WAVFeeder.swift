@@ -15,11 +15,11 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     /// Chunking used when the caller sets none: 0.2 s chunks, 3 queued, as in the iOS original.
     public static let defaultChunkMilliseconds = 200
     public static let defaultBuffers = 3
-    /// The default chunk when no sink synchronises to the clock (`fakesink sync=false`, a file sink): 0.5 s, so that
-    /// GStreamer handles 2.5 times fewer buffers (larger ones cost memory and gain nothing more), and the appsrc
-    /// queues one of them (with no real-time deadline a deeper queue only holds memory). No one hears the
-    /// difference, as nothing plays in real time; timestamps and data are the same.
-    public static let unsynchronizedChunkMilliseconds = 500
+    /// The default chunk when no sink synchronises to the clock (`fakesink sync=false`, a file sink): 1 s, so that
+    /// GStreamer handles 5 times fewer buffers, and the appsrc queues one of them (with no real-time deadline a
+    /// deeper queue only holds memory). No one hears the difference, as nothing plays in real time; timestamps and
+    /// data are the same.
+    public static let unsynchronizedChunkMilliseconds = 1000
 
     public let file: WAVFile
     public let displayName: String
