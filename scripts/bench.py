@@ -106,7 +106,10 @@ def main():
     p.add_argument("--pairs", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="small files, 1 pair: proves the benchmark works")
     p.add_argument("--latency", default="", help="the figure from scripts/measure-latency.sh, or why there is none")
+    p.add_argument("--only", default="feed,start-up,real-time,tail",
+                   help="comma-separated groups to run: feed (speed, RSS, growth), start-up, real-time, tail")
     a = p.parse_args()
+    only = set(a.only.split(","))
 
     yt = a.binary
     os.makedirs(a.dir, exist_ok=True)
@@ -135,17 +138,17 @@ def main():
     long_name = "1-hour" if long_s == 3600 else f"{long_s} s"
     minute_name = "1-minute" if minute_s == 60 else f"{minute_s} s"
 
-    feed = pairs(yt_play(longf, FEED_DOWNSTREAM), ref_launch(longf, FEED_DOWNSTREAM), n,
+    feed = None if "feed" not in only else pairs(yt_play(longf, FEED_DOWNSTREAM), ref_launch(longf, FEED_DOWNSTREAM), n,
                  (yt_play(longf, FEED_DOWNSTREAM), ref_launch(longf, FEED_DOWNSTREAM)) if warm else None, "feed")
-    feed_min = pairs(yt_play(minf, FEED_DOWNSTREAM), ref_launch(minf, FEED_DOWNSTREAM), n,
+    feed_min = None if 'feed' not in only else pairs(yt_play(minf, FEED_DOWNSTREAM), ref_launch(minf, FEED_DOWNSTREAM), n,
                      (yt_play(minf, FEED_DOWNSTREAM), ref_launch(minf, FEED_DOWNSTREAM)) if warm else None, "feed-short")
-    startup = pairs(yt_play(shortf, "fakesink"), ref_launch(shortf, "fakesink"), n,
+    startup = None if 'start-up' not in only else pairs(yt_play(shortf, "fakesink"), ref_launch(shortf, "fakesink"), n,
                     (yt_play(shortf, "fakesink"), ref_launch(shortf, "fakesink")) if warm else None, "start-up")
     yt_pulse = lambda f: [yt, "play", f, "-q", "--no-interactive"]
     play_pulse = lambda f: ["gst-play-1.0", "--no-interactive", "-q", f]
-    realtime = pairs(yt_pulse(minf), play_pulse(minf), n,
+    realtime = None if 'real-time' not in only else pairs(yt_pulse(minf), play_pulse(minf), n,
                      (yt_pulse(shortf), play_pulse(shortf)) if warm else None, "real-time")
-    tail = pairs(yt_play(minf, "fakesink sync=true"), ref_launch(minf, "fakesink sync=true"), n,
+    tail = None if 'tail' not in only else pairs(yt_play(minf, "fakesink sync=true"), ref_launch(minf, "fakesink sync=true"), n,
                  (yt_play(shortf, "fakesink sync=true"), ref_launch(shortf, "fakesink sync=true")) if warm else None,
                  "tail")
     print()
@@ -159,21 +162,26 @@ def main():
         rows.append((name, measured, f"{med(ya) * scale:.1f} {unit}", f"{med(rb) * scale:.1f} {unit}",
                      f"{ratio:.2f}", f"≤ {target:.2f}", ratio <= target))
 
-    ratio_row("feed speed", f"wall, {long_name} → audioconvert S32LE → fakesink", feed, lambda r: r.wall, "ms",
-              1000, 0.40)
-    ratio_row("start-up", f"wall, {short_s} s file → fakesink", startup, lambda r: r.wall, "ms", 1000, 1.0)
-    ratio_row("peak RSS", f"{long_name} feed", feed, lambda r: r.rss_kb, "MB", 1 / 1024, 1.3)
-    # The long file's peak RSS against the short file's, per program (same pipeline, pair by pair).
-    growth_yt = med([l[0].rss_kb - s[0].rss_kb for l, s in zip(feed, feed_min)]) / 1024
-    growth_ref = med([l[1].rss_kb - s[1].rss_kb for l, s in zip(feed, feed_min)]) / 1024
-    rows.append(("RSS growth", f"peak RSS {long_name} − {minute_name} feed", f"{growth_yt:+.2f} MB",
-                 f"{growth_ref:+.2f} MB", "-", "≤ 1 MB", growth_yt <= 1.0))
-    ratio_row("real-time CPU", f"user+sys, {minute_name} → PulseAudio null sink (vs gst-play-1.0)", realtime,
-              lambda r: r.cpu, "ms", 1000, 1.0)
-    tail_yt = med([x.wall - minute_s for x, _ in tail]) * 1000
-    tail_ref = med([y.wall - minute_s for _, y in tail]) * 1000
-    rows.append(("tail", f"wall − {minute_s} s, {minute_name} → fakesink sync=true", f"{tail_yt:.1f} ms",
-                 f"{tail_ref:.1f} ms", "-", "≤ 50 ms", tail_yt <= 50))
+    if feed:
+        ratio_row("feed speed", f"wall, {long_name} → audioconvert S32LE → fakesink", feed, lambda r: r.wall, "ms",
+                  1000, 0.40)
+    if startup:
+        ratio_row("start-up", f"wall, {short_s} s file → fakesink", startup, lambda r: r.wall, "ms", 1000, 1.0)
+    if feed:
+        ratio_row("peak RSS", f"{long_name} feed", feed, lambda r: r.rss_kb, "MB", 1 / 1024, 1.3)
+        # The long file's peak RSS against the short file's, per program (same pipeline, pair by pair).
+        growth_yt = med([l[0].rss_kb - s[0].rss_kb for l, s in zip(feed, feed_min)]) / 1024
+        growth_ref = med([l[1].rss_kb - s[1].rss_kb for l, s in zip(feed, feed_min)]) / 1024
+        rows.append(("RSS growth", f"peak RSS {long_name} − {minute_name} feed", f"{growth_yt:+.2f} MB",
+                     f"{growth_ref:+.2f} MB", "-", "≤ 1 MB", growth_yt <= 1.0))
+    if realtime:
+        ratio_row("real-time CPU", f"user+sys, {minute_name} → PulseAudio null sink (vs gst-play-1.0)", realtime,
+                  lambda r: r.cpu, "ms", 1000, 1.0)
+    if tail:
+        tail_yt = med([x.wall - minute_s for x, _ in tail]) * 1000
+        tail_ref = med([y.wall - minute_s for _, y in tail]) * 1000
+        rows.append(("tail", f"wall − {minute_s} s, {minute_name} → fakesink sync=true", f"{tail_yt:.1f} ms",
+                     f"{tail_ref:.1f} ms", "-", "≤ 50 ms", tail_yt <= 50))
 
     header = ("figure", "measured as", "yt-gst (median)", "reference (median)", "ratio (median of pairs)", "target",
               "result")

@@ -13,13 +13,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
-binary="" pairs=5 quick="" latency=1
+binary="" pairs=5 quick="" latency=1 only=feed,start-up,real-time,tail
 while [ $# -gt 0 ]; do
   case "$1" in
     --binary) binary=$2; shift 2 ;;
     --pairs) pairs=$2; shift 2 ;;
     --quick) quick=--quick; latency=""; shift ;;
     --no-latency) latency=""; shift ;;
+    --only) only=$2; latency=""; shift 2 ;;
     *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency]" >&2; exit 64 ;;
   esac
 done
@@ -49,5 +50,5 @@ if [ -n "$latency" ]; then
     figure="not measured (scripts/measure-latency.sh failed; see /tmp/yt-gst-bench-latency.log)"
   fi
 fi
-scripts/with-pulseaudio.sh python3 scripts/bench.py --binary "$binary" --dir "$dir" --pairs "$pairs" $quick \
+scripts/with-pulseaudio.sh python3 scripts/bench.py --binary "$binary" --dir "$dir" --pairs "$pairs" --only "$only" $quick \
   --latency "$figure"
