@@ -17,7 +17,7 @@ struct PlayCommand {
             OptionSpec(name: "shuffle", help: "Play the list in random order."),
             OptionSpec(name: "loop", valueName: "N", optionalNumber: true, help: "Repeat the whole list (N times; forever without N)."),
             OptionSpec(name: "loop-file", help: "Repeat each file until skipped with n (or quit)."),
-            OptionSpec(name: "chunk-ms", valueName: "N", help: "Milliseconds of audio per pushed buffer (default 200)."),
+            OptionSpec(name: "chunk-ms", valueName: "N", help: "Milliseconds of audio per pushed buffer (default 200; 1000 when no sink plays in real time)."),
             OptionSpec(name: "buffers", valueName: "N", help: "Buffers queued in the appsrc (default 3)."),
             OptionSpec(name: "status", valueName: "MODE", help: "Status output: auto (a line on a terminal), json (a JSON object per line), none."),
             OptionSpec(name: "no-interactive", help: "Ignore the keyboard even on a terminal."),
@@ -53,7 +53,8 @@ struct PlayCommand {
     var pipeline: String?
     var sink: String?
     var settings: [String]
-    var chunkMilliseconds: Int
+    /// nil: the feeder's default (0.2 s, or 1 s when no sink plays in real time).
+    var chunkMilliseconds: Int?
     var buffers: Int
     var start: Double?
     var end: Double?
@@ -77,7 +78,7 @@ struct PlayCommand {
         if sink != nil && pipeline != nil { throw UsageError("use --sink or --pipeline, not both") }
         if let sink, sink.allSatisfy(\.isWhitespace) { throw UsageError("--sink needs a template name or launch fragment") }
         settings = parsed.values["set"] ?? []
-        chunkMilliseconds = try parsed.integer("chunk-ms", in: 1...10_000) ?? WAVFeeder.defaultChunkMilliseconds
+        chunkMilliseconds = try parsed.integer("chunk-ms", in: 1...10_000)
         buffers = try parsed.integer("buffers", in: 1...64) ?? WAVFeeder.defaultBuffers
         start = try parsed.time("start")
         end = try parsed.time("end")
