@@ -20,15 +20,17 @@ let package = Package(
         .target(name: "GstPlayer", dependencies: ["CGStreamer"], linkerSettings: [.linkedLibrary("m")]),
         // WAV reading (pure Swift) and the need-data feeder that pushes it into an appsrc.
         .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
-        // The command-line tool. Release builds link the Swift runtime statically with lld, with packed relative
-        // relocations (glibc 2.36+) and the functions a run uses laid out together (scripts/link-order.sh): the
-        // process then maps and relocates less, starting faster in less memory (see README, Performance).
+        // The command-line tool. Release builds link the Swift runtime and libstdc++ statically with lld (see
+        // scripts/static-libstdc++), with packed relative relocations (glibc 2.36+) and the functions a run uses laid
+        // out together (scripts/link-order.sh): the process then maps and relocates less, starting faster in less
+        // memory (see README, Performance).
         .executableTarget(
             name: "yt-gst", dependencies: ["GstPlayer", "AppSrcFeeder"],
             linkerSettings: [
                 .unsafeFlags(
                     [
                         "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-L\(Context.packageDirectory)/scripts/static-libstdc++",
                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order.txt",
                         "-Xlinker", "--no-warn-symbol-ordering",
                     ], .when(platforms: [.linux], configuration: .release))

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|test]   (test adds the tools the test suite drives)
 set -euo pipefail
 packages=(
-  pkg-config
+  pkg-config libstdc++-12-dev  # static libstdc++ for the release link (scripts/static-libstdc++)
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   # decoders for compressed WAV: good = A-law, mu-law, MP3 (mpg123); bad = IMA/MS ADPCM, GSM, AAC, DTS, Siren;

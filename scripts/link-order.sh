@@ -3,7 +3,9 @@
 # standard library's) that typical runs execute, in first-use order. Release builds hand it to lld
 # (--symbol-ordering-file, see Package.swift), which lays those functions out together, so a run touches a few
 # hundred KB of code instead of pages scattered over 6 MB (the kernel maps code 64 KB around each page fault).
-# A stale list costs nothing but that gain: names that no longer exist are ignored.
+# Functions that sit in one big unsplittable .text section (the standard library's Swift.o is compiled without
+# function sections: 1.5 MB in one piece) are left out: naming them would drag that whole piece to the front, between
+# the hot functions. A stale list costs nothing but that gain: names that no longer exist are ignored.
 # Needs valgrind (callgrind) and PulseAudio (for the autoaudiosink run). Usage: scripts/link-order.sh [BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,11 +35,39 @@ cg 4 "$binary" info "$work/short.wav"
 cg 5 "$binary" play "$work/short.wav" -q --sink 'wavenc ! filesink location=/dev/null'
 scripts/with-pulseaudio.sh bash -c "valgrind --tool=callgrind --demangle=no --callgrind-out-file=$work/cg.6 \
   $binary play $work/short.wav -q --no-interactive >/dev/null 2>&1"
-python3 - "$binary" "$work"/cg.* > scripts/link-order.txt <<'EOF'
-import re, sys
+static=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/swift_static/linux
+libstdcxx=$(clang -print-file-name=libstdc++.a)
+python3 - "$binary" "$work"/cg.* -- "$static"/*.a "$libstdcxx" > scripts/link-order.txt <<'EOF'
+import re, subprocess, sys
 binary = sys.argv[1].rsplit("/", 1)[-1]
-seen, order = set(), []
-for path in sys.argv[2:]:
+split = sys.argv.index("--")
+profiles, archives = sys.argv[2:split], sys.argv[split + 1:]
+
+
+def unsplittable(archive, limit=64 * 1024):
+    """Functions defined in a code section of more than `limit` bytes of one of the archive's objects."""
+    sections, member = {}, None
+    for line in subprocess.run(["readelf", "-SW", archive], capture_output=True, text=True, errors="replace").stdout.splitlines():
+        if line.startswith("File: "):
+            member = line[6:]
+            continue
+        m = re.match(r"^\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m and m.group(2).startswith(".text") and int(m.group(3), 16) > limit:
+            sections[(member, m.group(1))] = True
+    names = set()
+    for line in subprocess.run(["readelf", "-sW", archive], capture_output=True, text=True, errors="replace").stdout.splitlines():
+        if line.startswith("File: "):
+            member = line[6:]
+            continue
+        p = line.split()
+        if len(p) >= 8 and p[3] == "FUNC" and (member, p[6]) in sections:
+            names.add(p[7])
+    return names
+
+
+skip = set().union(*(unsplittable(a) for a in archives))
+seen, order = set(skip), []
+for path in profiles:
     objects, functions, current, called = {}, {}, None, None
     for line in open(path, errors="replace"):
         m = re.match(r"^(c?ob)=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
