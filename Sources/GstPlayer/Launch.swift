@@ -1,11 +1,13 @@
-// yt-gst — pure rewriting of gst-launch descriptions (no GStreamer call): putting a decoder after the appsrc.
+// yt-gst — pure reading and rewriting of gst-launch descriptions (no GStreamer call): the elements as written, and
+// putting a decoder after the appsrc.
 
 /// Operations on gst-launch pipeline descriptions, as text.
 ///
 /// The descriptions follow gst-launch syntax (GStreamer's `gst/parse/grammar.y` and `parse.l`): elements are a
 /// factory name and `key=value` properties (spaces allowed around `=`, values in double or single quotes with
 /// backslash escapes), `!` links, `name.` or `name.pad` references, `(` `)` bins. Only as much of it is tokenised
-/// as it takes to find an element by its name and the link that leaves it.
+/// as it takes to find elements, their properties and the links between them; this is the one tokeniser of the
+/// project (templates use `elements(in:)` to find their placeholders).
 public enum Launch {
     /// Elements that already decode: a description that has one right after the source is left as it is.
     static let decoders: Set<String> = ["decodebin", "decodebin3", "parsebin", "mpegaudioparse", "mpg123audiodec"]
@@ -46,7 +48,7 @@ public enum Launch {
         let decoder = fragment
         let tokens = tokenize(launch)
         let elements = parseElements(tokens)
-        guard let source = elements.first(where: { $0.properties["name"] == name }) else { return launch }
+        guard let source = elements.first(where: { $0.value(of: "name") == name }) else { return launch }
         let scalars = Array(launch.unicodeScalars)
 
         // The link leaving the source: right after its description, or after a `name.` / `name.pad` reference.
@@ -147,13 +149,31 @@ public enum Launch {
 
     // MARK: Elements
 
-    struct ElementDescription: Equatable {
-        var factory: String
-        var properties: [String: String]
+    /// An element as written: its factory name and its `key=value` properties, in order.
+    public struct ElementDescription: Equatable, Sendable {
+        public var factory: String
+        public var properties: [Property]
+        /// Where the factory name is, in unicode scalar offsets into the description.
+        public var factoryRange: Range<Int>
         /// Indices into the token list: the factory name and the last property.
         var firstToken: Int
         var lastToken: Int
+
+        /// The value of property `key` (unquoted, escapes resolved), if the description sets it.
+        public func value(of key: String) -> String? { properties.last { $0.key == key }?.value }
     }
+
+    /// One `key=value` of an element, with where it is written (unicode scalar offsets, `key` to the end of the
+    /// value, spaces around `=` included).
+    public struct Property: Equatable, Sendable {
+        public var key: String
+        public var value: String
+        public var range: Range<Int>
+    }
+
+    /// The elements of a gst-launch description, in the order written. Caps and `name.pad` references are not
+    /// elements.
+    public static func elements(in launch: String) -> [ElementDescription] { parseElements(tokenize(launch)) }
 
     /// The elements of a description: a factory name followed by its `key=value` properties. Caps (`a/b,...`) and
     /// references (`name.pad`) are not elements.
@@ -188,14 +208,17 @@ public enum Launch {
             let joined = words.joined()
             if let equals = joined.firstIndex(of: "="), !isCaps(joined), current != nil {
                 let key = String(joined[..<equals]).trimmingSpaces
-                current?.properties[key] = String(joined[joined.index(after: equals)...])
+                let value = String(joined[joined.index(after: equals)...])
+                let range = token.range.lowerBound..<tokens[last].range.upperBound
+                current?.properties.append(Property(key: key, value: value, range: range))
                 current?.lastToken = last
                 index = last + 1
                 continue
             }
             finish()
             if !isCaps(token.text), !token.text.contains("."), !token.text.contains("=") {
-                current = ElementDescription(factory: token.text, properties: [:], firstToken: index, lastToken: index)
+                current = ElementDescription(
+                    factory: token.text, properties: [], factoryRange: token.range, firstToken: index, lastToken: index)
             }
             index += 1
         }

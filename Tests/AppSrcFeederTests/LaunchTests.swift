@@ -80,4 +80,18 @@ import Testing
             _ = try pipeline.appSource(named: "src")
         }
     }
+
+    @Test func elementsAsWrittenWithPropertiesInOrder() {
+        let launch = "appsrc name=src ! audio/x-raw,rate=8000 ! filesink location = \"a b!.wav\" sync=false  src. ! fakesink"
+        let elements = Launch.elements(in: launch)
+        #expect(elements.map(\.factory) == ["appsrc", "filesink", "fakesink"])
+        let filesink = elements[1]
+        #expect(filesink.properties.map(\.key) == ["location", "sync"])
+        #expect(filesink.value(of: "location") == "a b!.wav")
+        // Ranges point at the text as written, spaces around '=' and quotes included.
+        let scalars = Array(launch.unicodeScalars)
+        let written = filesink.properties.map { String(String.UnicodeScalarView(scalars[$0.range])) }
+        #expect(written == ["location = \"a b!.wav\"", "sync=false"])
+        #expect(String(String.UnicodeScalarView(scalars[filesink.factoryRange])) == "filesink")
+    }
 }

@@ -32,6 +32,15 @@ import TestSupport
         ])
     }
 
+    @Test func theRestOfTheTextStaysAsWritten() {
+        let template = PipelineTemplate(
+            name: "t", contents: "appsrc name=src ! audioconvert ! filesink location = \"${location}\"  sync=true",
+            origin: "test")
+        let (launch, slots) = template.split()
+        #expect(launch == "appsrc name=src ! audioconvert ! filesink name=yt-gst-slot1  sync=true")
+        #expect(slots == [.init(element: "yt-gst-slot1", property: "location", valueTemplate: "${location}")])
+    }
+
     @Test func valuesArriveUnchanged() throws {
         let template = PipelineTemplate(name: "f", contents: "appsrc name=src ! filesink location=${location}", origin: "t")
         let tricky = "my song! \"quoted\" 'single' a=b ${not} ! x.wav"

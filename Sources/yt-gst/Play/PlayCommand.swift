@@ -160,11 +160,13 @@ struct Processing: Equatable {
     var level: Bool
 
     func inserted(into launch: String) -> String {
-        let tokens = LaunchTokens.split(launch)
+        let present = Launch.elements(in: launch)
+        let hasTempo = present.contains { $0.factory == "scaletempo" }
+        func named(_ name: String) -> Bool { present.contains { $0.value(of: "name") == name } }
         var elements: [String] = []
-        if tempo && !tokens.contains("scaletempo") { elements += ["scaletempo", "audioconvert"] }
-        if volume && !tokens.contains("name=volume") { elements.append("volume name=volume") }
-        if level && !tokens.contains("name=level") { elements.append("level name=level interval=100000000") }
+        if tempo && !hasTempo { elements += ["scaletempo", "audioconvert"] }
+        if volume && !named("volume") { elements.append("volume name=volume") }
+        if level && !named("level") { elements.append("level name=level interval=100000000") }
         guard !elements.isEmpty else { return launch }
         let fragment = "audioconvert ! " + elements.joined(separator: " ! ") + " ! audioconvert"
         return Launch.inserting(fragment, afterSource: "src", in: launch)

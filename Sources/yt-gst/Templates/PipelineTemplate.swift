@@ -1,4 +1,5 @@
 // yt-gst — a named pipeline template: a description line, a launch string, and ${placeholders} for user values.
+import GstPlayer
 
 /// A `pipelines/NAME.pipeline` file.
 ///
@@ -35,34 +36,41 @@ struct PipelineTemplate: Equatable {
     }
 
     /// The launch text without placeholders (elements that hold one are named so they can be found), and the slots.
+    /// The rest of the text stays as written.
     func split() -> (launch: String, slots: [Slot]) {
-        var tokens = LaunchTokens.split(text)
+        let scalars = Array(text.unicodeScalars)
+        var edits: [(range: Range<Int>, replacement: String)] = []
         var slots: [Slot] = []
-        var elementStart: Int?
-        var index = 0
         var generated = 0
-        while index < tokens.count {
-            switch LaunchTokens.kind(of: tokens[index]) {
-            case .link, .caps, .padReference:
-                elementStart = nil
-            case .factory:
-                elementStart = index
-            case .property(let property, let value):
-                guard value.contains("${"), let start = elementStart else { break }
-                var elementName = LaunchTokens.nameProperty(in: tokens, element: start)
-                if elementName == nil {
-                    generated += 1
-                    elementName = "yt-gst-slot\(generated)"
-                    tokens.insert("name=\(elementName!)", at: start + 1)
-                    index += 1
-                }
-                slots.append(Slot(element: elementName!, property: property, valueTemplate: value))
-                tokens.remove(at: index)
-                continue
+        for element in Launch.elements(in: text) {
+            let held = element.properties.filter { $0.value.contains("${") }
+            guard !held.isEmpty else { continue }
+            let name: String
+            if let existing = element.value(of: "name") {
+                name = existing
+            } else {
+                generated += 1
+                name = "yt-gst-slot\(generated)"
+                edits.append((element.factoryRange.upperBound..<element.factoryRange.upperBound, " name=\(name)"))
             }
-            index += 1
+            for property in held {
+                // The property goes with the space before it.
+                var start = property.range.lowerBound
+                while start > 0, scalars[start - 1].properties.isWhitespace { start -= 1 }
+                edits.append((start..<property.range.upperBound, ""))
+                slots.append(Slot(element: name, property: property.key, valueTemplate: property.value))
+            }
         }
-        return (tokens.joined(separator: " "), slots)
+        var launch = String.UnicodeScalarView()
+        var position = 0
+        // By position; an insertion (empty range) before a removal starting at the same place.
+        for edit in edits.sorted(by: { ($0.range.lowerBound, $0.range.count) < ($1.range.lowerBound, $1.range.count) }) {
+            launch.append(contentsOf: scalars[position..<edit.range.lowerBound])
+            launch.append(contentsOf: edit.replacement.unicodeScalars)
+            position = edit.range.upperBound
+        }
+        launch.append(contentsOf: scalars[position...])
+        return (String(launch), slots)
     }
 
     /// The keys this template takes, with their defaults (nil = required, "" = optional).
