@@ -47,6 +47,8 @@ public final class Player {
 
     /// Sets properties on each new pipeline after parsing (e.g. template values), before it leaves NULL.
     private let configure: (Pipeline) throws(GstError) -> Void
+    /// The pipeline `prepare()` built, kept for the next play while `launch` is unchanged.
+    private var prepared: (launch: String, pipeline: Pipeline)?
 
     public init(
         launch: String, sourceName: String = "src", configure: @escaping (Pipeline) throws(GstError) -> Void = { _ in }
@@ -68,8 +70,7 @@ public final class Player {
         throws(GstError)
     {
         self.stop()
-        let pipeline = try Pipeline(launch: launch)
-        try configure(pipeline)
+        let pipeline = try makePipeline()
         try source.attach(to: pipeline.appSource(named: sourceName))
         self.pipeline = pipeline
         self.source = source
@@ -85,6 +86,23 @@ public final class Player {
             self.stop()
             throw error
         }
+    }
+
+    /// Builds the pipeline ahead of the first play, so that a bad launch string fails before any file is opened;
+    /// the next `play` uses it when `launch` has not changed since.
+    /// - Throws: parse errors, errors from `configure`, or a missing appsrc.
+    public func prepare() throws(GstError) {
+        prepared = (launch, try makePipeline())
+    }
+
+    /// The prepared pipeline, or a new one parsed from `launch`, its appsrc checked, configured.
+    private func makePipeline() throws(GstError) -> Pipeline {
+        defer { prepared = nil }
+        if let prepared, prepared.launch == launch { return prepared.pipeline }
+        let pipeline = try Pipeline(launch: launch)
+        _ = try pipeline.appSource(named: sourceName)
+        try configure(pipeline)
+        return pipeline
     }
 
     /// Pauses; `resume()` continues from the same sample.

@@ -14,11 +14,9 @@ import TestSupport
 
     func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
 
-    /// stderr must be exactly one line.
+    /// stderr must be exactly one line, mentioning `text`.
     func expectOneLine(_ r: RunResult, contains text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let lines = r.stderr.split(separator: "\n")
-        #expect(lines.count == 1, "stderr: \(r.stderr)", sourceLocation: sourceLocation)
-        #expect(r.stderr.contains(text), "stderr: \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.saysOneLine(containing: text), "stderr: \(r.stderr)", sourceLocation: sourceLocation)
     }
 
     // MARK: Help and usage

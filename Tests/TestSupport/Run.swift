@@ -10,6 +10,11 @@ public struct RunResult: Sendable {
     public var seconds: Double
     /// True when the time limit killed it.
     public var timedOut: Bool
+
+    /// The error convention of the tool: stderr is exactly one line, and it mentions `text`.
+    public func saysOneLine(containing text: String) -> Bool {
+        stderr.split(separator: "\n").count == 1 && stderr.contains(text)
+    }
 }
 
 /// A started process whose output goes to files (so pipes never fill up).

@@ -115,8 +115,15 @@ struct PlayCommand {
             volume: keyboard != nil || volume != nil || muted, tempo: keyboard != nil || rate != 1,
             level: showsStatusLine || status == .json)
         let launch = processing.inserted(into: resolved.launch)
-        if let problem = Self.problem(with: launch, properties: resolved.properties) {
+        let session = PlaybackSession(
+            command: self, files: files, launch: launch, properties: resolved.properties, keyboard: keyboard,
+            statusLine: showsStatusLine)
+        do {
+            // Once before any file, so a bad string is one error, not one per file; the first play reuses it.
+            try session.prepare()
+        } catch {
             keyboard?.restore()
+            let problem = Self.problem(error, launch: launch)
             Terminal.error("yt-gst: \(problem.message)")
             return problem.code
         }
@@ -127,27 +134,17 @@ struct PlayCommand {
                     + "choose another with --sink, e.g. --sink null")
             return .failure
         }
-        let session = PlaybackSession(
-            command: self, files: files, launch: launch, properties: resolved.properties, keyboard: keyboard,
-            statusLine: showsStatusLine)
         return session.run()
     }
 
-    /// Parses the pipeline once before any file, so a bad string is one error, not one per file.
-    static func problem(with launch: String, properties: [ResolvedPipeline.Property]) -> (message: String, code: ExitCode)? {
-        do {
-            let pipeline = try Pipeline(launch: launch)
-            _ = try pipeline.appSource(named: "src")
-            try PlaybackSession.apply(properties, to: pipeline)
-            return nil
-        } catch {
-            switch error.kind {
-            case .notFound where error.message.contains("appsrc"):
-                return ("the pipeline must contain an element \"appsrc name=src\": \(launch)", .usage)
-            case .notFound, .invalidValue: return ("bad pipeline: \(error.message)", .usage)
-            case .missingElement: return (MissingPlugin.describe(error), .failure)
-            default: return ("bad pipeline: \(error.message): \(launch)", .usage)
-            }
+    /// What to say, and the exit code, when the pipeline does not build.
+    static func problem(_ error: GstError, launch: String) -> (message: String, code: ExitCode) {
+        switch error.kind {
+        case .notFound where error.message.contains("appsrc"):
+            return ("the pipeline must contain an element \"appsrc name=src\": \(launch)", .usage)
+        case .notFound, .invalidValue: return ("bad pipeline: \(error.message)", .usage)
+        case .missingElement: return (MissingPlugin.describe(error), .failure)
+        default: return ("bad pipeline: \(error.message): \(launch)", .usage)
         }
     }
 }

@@ -60,6 +60,9 @@ final class PlaybackSession {
         }
     }
 
+    /// Builds the pipeline before any file (see `Player.prepare`).
+    func prepare() throws(GstError) { try player.prepare() }
+
     /// Sets template values on a freshly parsed pipeline.
     static func apply(_ properties: [ResolvedPipeline.Property], to pipeline: Pipeline) throws(GstError) {
         for property in properties {
