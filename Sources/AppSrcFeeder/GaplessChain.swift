@@ -199,7 +199,8 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
                 onEnd: { [weak self] appSource in self?.continueAfterCurrent(position: next, appSource: appSource) })
             do {
                 let feeder = try WAVFeeder(
-                    path: path, chunkMilliseconds: settings.chunkMilliseconds, buffers: settings.buffers, window: window)
+                    path: path, chunkMilliseconds: settings.chunkMilliseconds, buffers: settings.buffers, window: window
+                )
                 if feeder.units.isEmpty && settings.repeatEachFile {
                     throw WAVError(.missingData, "nothing to play between --start and --end")
                 }

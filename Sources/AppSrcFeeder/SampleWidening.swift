@@ -15,7 +15,8 @@ enum SampleWidening {
                 value |= UInt64(stored[index * width + byte]) << UInt64(shift)
             }
             let signed = Int64(bitPattern: value << UInt64(64 - 8 * width)) >> Int64(64 - 8 * width)
-            pushed.storeBytes(of: (Double(signed) * scale).bitPattern.littleEndian, toByteOffset: index * 8, as: UInt64.self)
+            pushed.storeBytes(
+                of: (Double(signed) * scale).bitPattern.littleEndian, toByteOffset: index * 8, as: UInt64.self)
         }
     }
 }

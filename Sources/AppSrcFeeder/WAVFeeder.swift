@@ -257,7 +257,8 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
                 delivered = frames.lowerBound..<(frames.lowerBound + Int64(written / frameBytes))
                 let timing = plan.timing(units: delivered)
                 return BufferTiming(
-                    pts: timing.pts.map { _ in streamTime(ofUnit: delivered.lowerBound) } ?? ClockTime(nanoseconds: .max),
+                    pts: timing.pts.map { _ in streamTime(ofUnit: delivered.lowerBound) }
+                        ?? ClockTime(nanoseconds: .max),
                     duration: ClockTime(nanoseconds: timing.duration ?? .max),
                     offset: timing.offset, offsetEnd: timing.offsetEnd)
             }

@@ -106,13 +106,15 @@ public final class AppSource: Element, @unchecked Sendable {
         callbacks.need_data = { src, length, context in
             guard let src, let context else { return }
             let delegate = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue() as! any AppSourceDelegate
-            delegate.appSourceNeedsData(AppSource(borrowing: UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self)),
-                                        length: length == UInt32.max ? nil : Int(length))
+            delegate.appSourceNeedsData(
+                AppSource(borrowing: UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self)),
+                length: length == UInt32.max ? nil : Int(length))
         }
         callbacks.enough_data = { src, context in
             guard let src, let context else { return }
             let delegate = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue() as! any AppSourceDelegate
-            delegate.appSourceHasEnoughData(AppSource(borrowing: UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self)))
+            delegate.appSourceHasEnoughData(
+                AppSource(borrowing: UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self)))
         }
         callbacks.seek_data = { src, offset, context in
             guard let src, let context else { return 0 }
@@ -139,7 +141,9 @@ public final class AppSource: Element, @unchecked Sendable {
     public func push<E: Error>(
         capacity: Int, fill: (UnsafeMutableRawBufferPointer) throws(E) -> Int, timing: (_ written: Int) -> BufferTiming
     ) throws(E) -> FlowResult {
-        guard let buffer = gst_buffer_new_allocate(nil, gsize(capacity), nil) else { return .other("allocation failed") }
+        guard let buffer = gst_buffer_new_allocate(nil, gsize(capacity), nil) else {
+            return .other("allocation failed")
+        }
         var map = GstMapInfo()
         guard gst_buffer_map(buffer, &map, GST_MAP_WRITE) != 0 else {
             gst_buffer_unref(buffer)
@@ -178,7 +182,8 @@ public final class AppSource: Element, @unchecked Sendable {
     ///
     /// The corresponding C function is `gst_element_message_full`.
     public func postError(_ message: String, debug: String? = nil) {
-        guard let error = g_error_new_literal(gst_resource_error_quark(), gint(GST_RESOURCE_ERROR_READ.rawValue), message)
+        guard
+            let error = g_error_new_literal(gst_resource_error_quark(), gint(GST_RESOURCE_ERROR_READ.rawValue), message)
         else { return }
         let msg = gst_message_new_error(CGst_object(raw), error, debug)
         g_error_free(error)
@@ -206,7 +211,8 @@ public struct BufferTiming: Sendable, Equatable {
     public init(frames range: Range<Int64>, rate: Int) {
         let pts = ClockTime(frames: range.lowerBound, rate: rate)
         let end = ClockTime(frames: range.upperBound, rate: rate)
-        self.init(pts: pts, duration: ClockTime(nanoseconds: end.nanoseconds - pts.nanoseconds),
-                  offset: range.lowerBound, offsetEnd: range.upperBound)
+        self.init(
+            pts: pts, duration: ClockTime(nanoseconds: end.nanoseconds - pts.nanoseconds),
+            offset: range.lowerBound, offsetEnd: range.upperBound)
     }
 }

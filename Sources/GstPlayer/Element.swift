@@ -30,7 +30,9 @@ public class Element: @unchecked Sendable {
 
     /// The name of the factory that made it ("appsrc", "wavenc"), or its type name for bins made by parsing.
     public var factoryName: String {
-        if let factory = gst_element_get_factory(raw), let name = gst_object_get_name(CGst_object(UnsafeMutableRawPointer(factory))) {
+        if let factory = gst_element_get_factory(raw),
+            let name = gst_object_get_name(CGst_object(UnsafeMutableRawPointer(factory)))
+        {
             defer { g_free(name) }
             return String(cString: name)
         }
@@ -51,7 +53,8 @@ public class Element: @unchecked Sendable {
     /// The corresponding C function is `gst_util_set_object_arg`.
     public func set(_ property: String, fromString value: String) throws(GstError) {
         guard hasProperty(property) else {
-            throw GstError(kind: .notFound, message: "element \"\(name)\" (\(factoryName)) has no property \"\(property)\"")
+            throw GstError(
+                kind: .notFound, message: "element \"\(name)\" (\(factoryName)) has no property \"\(property)\"")
         }
         gst_util_set_object_arg(CGst_gobject(raw), property, value)
     }

@@ -47,7 +47,8 @@ public enum Gst {
         var list = devices
         while let node = list {
             if let device = node.pointee.data {
-                let name = gst_device_get_display_name(UnsafeMutableRawPointer(device).assumingMemoryBound(to: GstDevice.self))
+                let name = gst_device_get_display_name(
+                    UnsafeMutableRawPointer(device).assumingMemoryBound(to: GstDevice.self))
                 names.append(name.map { String(cString: $0) } ?? "unnamed device")
                 g_free(name)
             }

@@ -47,7 +47,10 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Converts a GError (and its debug string) that arrive *transfer full*, freeing both.
-    init(kind: Kind, taking error: UnsafeMutablePointer<GError>?, debug: UnsafeMutablePointer<gchar>? = nil, source: String? = nil) {
+    init(
+        kind: Kind, taking error: UnsafeMutablePointer<GError>?, debug: UnsafeMutablePointer<gchar>? = nil,
+        source: String? = nil
+    ) {
         defer {
             if let error { g_error_free(error) }
             g_free(debug)

@@ -42,7 +42,9 @@ public enum Launch {
         inserting(fragment, afterSource: name, in: launch, unlessDecoding: false)
     }
 
-    private static func inserting(_ fragment: String, afterSource name: String, in launch: String, unlessDecoding: Bool)
+    private static func inserting(
+        _ fragment: String, afterSource name: String, in launch: String, unlessDecoding: Bool
+    )
         -> String
     {
         let decoder = fragment

@@ -36,7 +36,8 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// A launch string of one element parses to that element; playing it needs a pipeline around it.
-    private static func wrapInPipeline(_ element: UnsafeMutablePointer<GstElement>) -> UnsafeMutablePointer<GstElement> {
+    private static func wrapInPipeline(_ element: UnsafeMutablePointer<GstElement>) -> UnsafeMutablePointer<GstElement>
+    {
         if g_type_check_instance_is_a(
             UnsafeMutableRawPointer(element).assumingMemoryBound(to: GTypeInstance.self), gst_pipeline_get_type()) != 0
         {
@@ -87,7 +88,8 @@ public final class Pipeline: @unchecked Sendable {
         }
         guard isKind(found) else {
             let element = Element(owning: found)
-            throw GstError(kind: .notFound, message: "element \"\(name)\" is a \(element.factoryName), not an \(factory)")
+            throw GstError(
+                kind: .notFound, message: "element \"\(name)\" is a \(element.factoryName), not an \(factory)")
         }
         return found
     }
@@ -113,7 +115,8 @@ public final class Pipeline: @unchecked Sendable {
     public func setState(_ state: State) throws(GstError) -> StateChangeSuccess {
         switch gst_element_set_state(raw, state.raw) {
         case GST_STATE_CHANGE_FAILURE:
-            var error = takePostedError(timeout: .milliseconds(200))
+            var error =
+                takePostedError(timeout: .milliseconds(200))
                 ?? GstError(kind: .stateChange, message: "the pipeline could not go to \(state)")
             error.kind = .stateChange
             throw error

@@ -66,7 +66,9 @@ public final class Player {
     /// With `start` or `stop`, the pipeline prerolls first and seeks, so not a sample outside them is heard.
     /// Returns once the pipeline is on its way to PLAYING; errors while prerolling arrive as `.error` events.
     /// - Throws: parse errors, a missing appsrc, or a state change the pipeline refused.
-    public func play(_ source: some PlayableSource, from start: ClockTime? = nil, to stop: ClockTime? = nil)
+    public func play(
+        _ source: some PlayableSource, from start: ClockTime? = nil, to stop: ClockTime? = nil
+    )
         throws(GstError)
     {
         self.stop()

@@ -43,7 +43,9 @@ struct CommandSpec: Sendable {
             var left = option.short.map { "-\($0), " } ?? "    "
             left += "--\(option.name)"
             if let value = option.valueName { left += option.optionalNumber ? " [\(value)]" : " \(value)" }
-            let pad = left.count < 26 ? String(repeating: " ", count: 26 - left.count) : "\n" + String(repeating: " ", count: 28)
+            let pad =
+                left.count < 26
+                ? String(repeating: " ", count: 26 - left.count) : "\n" + String(repeating: " ", count: 28)
             text += "  \(left)\(pad)\(option.help)\n"
         }
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
@@ -64,7 +66,9 @@ struct ParsedArguments {
     func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
         guard let text = value(name) else { return nil }
         guard let number = Double(text), range.contains(number) else {
-            throw UsageError("--\(name) must be a number from \(StatusView.trim(range.lowerBound)) to \(StatusView.trim(range.upperBound)), not \"\(text)\"")
+            throw UsageError(
+                "--\(name) must be a number from \(StatusView.trim(range.lowerBound)) to \(StatusView.trim(range.upperBound)), not \"\(text)\""
+            )
         }
         return number
     }
@@ -82,7 +86,8 @@ struct ParsedArguments {
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            throw UsageError(
+                "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
         }
         return number
     }
@@ -115,7 +120,8 @@ extension CommandSpec {
                 name = argument.dropFirst()
             }
             let all = options + [CommandSpec.helpOption]
-            guard let option = all.first(where: { $0.name == name || (name.count == 1 && $0.short == name.first) }) else {
+            guard let option = all.first(where: { $0.name == name || (name.count == 1 && $0.short == name.first) })
+            else {
                 throw UsageError("unknown option \(argument)")
             }
             if option.optionalNumber {

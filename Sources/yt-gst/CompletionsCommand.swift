@@ -82,7 +82,8 @@ struct CompletionsCommand {
                 if option.name == "pipeline" || option.name == "sink" { action = ":template:_yt_gst_templates" }
                 arguments += "                '--\(option.name)[\(help)]\(action)' \\\n"
             }
-            cases += "            \(spec.name))\n                _arguments \\\n\(arguments)                '*:file:_files' ;;\n"
+            cases +=
+                "            \(spec.name))\n                _arguments \\\n\(arguments)                '*:file:_files' ;;\n"
         }
         return """
             #compdef yt-gst

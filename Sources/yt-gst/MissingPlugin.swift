@@ -6,12 +6,22 @@ enum MissingPlugin {
     static let packages: [(package: String, elements: [String])] = [
         ("gstreamer1.0-pulseaudio", ["pulsesink", "pulsesrc"]),
         ("gstreamer1.0-alsa", ["alsasink", "alsasrc"]),
-        ("gstreamer1.0-plugins-base", ["audioconvert", "audioresample", "volume", "opusenc", "opusdec", "vorbisenc",
-                                       "oggmux", "tcpserversink", "tcpclientsrc", "appsrc", "audiotestsrc"]),
-        ("gstreamer1.0-plugins-good", ["wavenc", "wavparse", "level", "rtpL16pay", "rtpL16depay", "rtpL24pay",
-                                       "rtpL24depay", "rtpopuspay", "rtpopusdepay", "rtpbin", "udpsink", "udpsrc",
-                                       "rtpjitterbuffer", "shout2send", "lamemp3enc", "mpg123audiodec", "flacenc",
-                                       "scaletempo", "jackaudiosink", "autoaudiosink"]),
+        (
+            "gstreamer1.0-plugins-base",
+            [
+                "audioconvert", "audioresample", "volume", "opusenc", "opusdec", "vorbisenc",
+                "oggmux", "tcpserversink", "tcpclientsrc", "appsrc", "audiotestsrc",
+            ]
+        ),
+        (
+            "gstreamer1.0-plugins-good",
+            [
+                "wavenc", "wavparse", "level", "rtpL16pay", "rtpL16depay", "rtpL24pay",
+                "rtpL24depay", "rtpopuspay", "rtpopusdepay", "rtpbin", "udpsink", "udpsrc",
+                "rtpjitterbuffer", "shout2send", "lamemp3enc", "mpg123audiodec", "flacenc",
+                "scaletempo", "jackaudiosink", "autoaudiosink",
+            ]
+        ),
         ("gstreamer1.0-plugins-bad", ["srtsink", "srtsrc", "srtpenc", "srtpdec", "gdppay", "gdpdepay", "openalsink"]),
     ]
 

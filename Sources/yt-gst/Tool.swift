@@ -1,6 +1,6 @@
+import Glibc
 // yt-gst — the tool's commands, top-level help and version.
 import GstPlayer
-import Glibc
 
 enum Tool {
     static let version = "0.1.0"
@@ -14,10 +14,14 @@ enum Tool {
     static let commands: [Command] = [
         Command(spec: PlayCommand.spec, run: { arguments throws(UsageError) in try PlayCommand(arguments).run() }),
         Command(spec: InfoCommand.spec, run: { arguments throws(UsageError) in try InfoCommand(arguments).run() }),
-        Command(spec: PipelinesCommand.spec, run: { arguments throws(UsageError) in try PipelinesCommand(arguments).run() }),
-        Command(spec: CompletionsCommand.spec, run: { arguments throws(UsageError) in try CompletionsCommand(arguments).run() }),
+        Command(
+            spec: PipelinesCommand.spec, run: { arguments throws(UsageError) in try PipelinesCommand(arguments).run() }),
+        Command(
+            spec: CompletionsCommand.spec,
+            run: { arguments throws(UsageError) in try CompletionsCommand(arguments).run() }),
         Command(spec: StreamCommand.spec, run: { arguments throws(UsageError) in try StreamCommand(arguments).run() }),
-        Command(spec: ReceiveCommand.spec, run: { arguments throws(UsageError) in try ReceiveCommand(arguments).run() }),
+        Command(
+            spec: ReceiveCommand.spec, run: { arguments throws(UsageError) in try ReceiveCommand(arguments).run() }),
     ]
 
     static var help: String {
@@ -82,7 +86,8 @@ enum Tool {
             }
             return try command.run(parsed)
         } catch {
-            Terminal.error(error.showsHelp ? "Error: \(error.message)\n\n" + command.spec.help : "yt-gst: \(error.message)")
+            Terminal.error(
+                error.showsHelp ? "Error: \(error.message)\n\n" + command.spec.help : "yt-gst: \(error.message)")
             return .usage
         }
     }
@@ -92,5 +97,7 @@ enum Tool {
 
 extension String {
     /// The string padded with spaces to at least `width` characters.
-    func padding(to width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+    func padding(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
 }

@@ -24,14 +24,15 @@ import Testing
         #expect(format.rawSampleFormat == "S32LE")
     }
 
-    @Test(arguments: [
-        // (channels, WAV mask, GStreamer mask)
-        (2, nil, 0x3), (6, nil, 0x3F), (8, nil, 0xC3F), (12, nil, 0x0),
-        (6, 0x60F, 0xC0F),  // 5.1 with side surrounds: SL/SR are bits 10/11 in GStreamer
-        (4, 0x33, 0x33), (2, 0x30, 0x30),
-        (3, 0x3, 0x7),  // a mask that names fewer speakers than channels: the default layout
-        (3, 0x1803, 0x7),  // TC before TFL in WAV order but after it in GStreamer's: the default layout
-    ] as [(Int, UInt32?, UInt64)])
+    @Test(
+        arguments: [
+            // (channels, WAV mask, GStreamer mask)
+            (2, nil, 0x3), (6, nil, 0x3F), (8, nil, 0xC3F), (12, nil, 0x0),
+            (6, 0x60F, 0xC0F),  // 5.1 with side surrounds: SL/SR are bits 10/11 in GStreamer
+            (4, 0x33, 0x33), (2, 0x30, 0x30),
+            (3, 0x3, 0x7),  // a mask that names fewer speakers than channels: the default layout
+            (3, 0x1803, 0x7),  // TC before TFL in WAV order but after it in GStreamer's: the default layout
+        ] as [(Int, UInt32?, UInt64)])
     func channelMasks(channels: Int, wavMask: UInt32?, gstMask: UInt64) {
         let format = WAVFormat(
             formatTag: 0xFFFE, subFormatTag: 1, encoding: .pcm, channels: channels, sampleRate: 48_000,

@@ -3,8 +3,8 @@ import AppSrcFeeder
 import Foundation
 import GstPlayer
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct FeederTests {
     init() { Gst.initialize() }
@@ -21,7 +21,8 @@ import TestSupport
         if let source {
             let (file, _) = try WAVFile.open(path: path)
             feeder = try WAVFeeder(
-                file: file, source: try source(path), name: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers)
+                file: file, source: try source(path), name: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers
+            )
         } else {
             feeder = try WAVFeeder(path: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers)
         }
@@ -68,8 +69,10 @@ import TestSupport
             let frames = Int64(sample.bytes.count / wav.blockAlign)
             #expect(sample.offset == frame && sample.offsetEnd == frame + frames)
             #expect(sample.pts == ClockTime(frames: frame, rate: 44_100))
-            #expect(sample.duration?.nanoseconds
-                == ClockTime(frames: frame + frames, rate: 44_100).nanoseconds - ClockTime(frames: frame, rate: 44_100).nanoseconds)
+            #expect(
+                sample.duration?.nanoseconds
+                    == ClockTime(frames: frame + frames, rate: 44_100).nanoseconds
+                    - ClockTime(frames: frame, rate: 44_100).nanoseconds)
             frame += frames
         }
         #expect(frame == Int64(wav.frames))
@@ -107,7 +110,9 @@ import TestSupport
 
     @Test func aReadErrorBecomesAPipelineErrorNamingTheFile() throws {
         let wav = SyntheticWAV.tone(frames: 44_100, rate: 44_100)
-        let (_, _, error) = try pullAll(wav) { path in InjectedEIOSource(inner: try FileSource(path: path), failAfter: 2) }
+        let (_, _, error) = try pullAll(wav) { path in
+            InjectedEIOSource(inner: try FileSource(path: path), failAfter: 2)
+        }
         let failure = try #require(error)
         #expect(failure.message.contains("in.wav"))
         #expect(failure.domain == "gst-resource-error-quark")
@@ -115,14 +120,17 @@ import TestSupport
 
     @Test func shortReadsStillDeliverEveryByte() throws {
         let wav = SyntheticWAV.tone(frames: 44_100, rate: 44_100)
-        let (_, samples, error) = try pullAll(wav) { path in InjectedShortReadSource(inner: try FileSource(path: path)) }
+        let (_, samples, error) = try pullAll(wav) { path in InjectedShortReadSource(inner: try FileSource(path: path))
+        }
         #expect(error == nil)
         #expect(samples.flatMap(\.bytes) == wav.samples)
     }
 
     @Test func aFileThatShrinksWhilePlayingEndsWithWhatIsThere() throws {
         let wav = SyntheticWAV.tone(frames: 44_100, rate: 44_100)
-        let (_, samples, error) = try pullAll(wav) { path in InjectedTruncationSource(inner: try FileSource(path: path), size: 44 + 10_001) }
+        let (_, samples, error) = try pullAll(wav) { path in
+            InjectedTruncationSource(inner: try FileSource(path: path), size: 44 + 10_001)
+        }
         #expect(error == nil)
         #expect(samples.flatMap(\.bytes) == Array(wav.samples[0..<10_000]))
     }

@@ -82,7 +82,8 @@ import Testing
     }
 
     @Test func elementsAsWrittenWithPropertiesInOrder() {
-        let launch = "appsrc name=src ! audio/x-raw,rate=8000 ! filesink location = \"a b!.wav\" sync=false  src. ! fakesink"
+        let launch =
+            "appsrc name=src ! audio/x-raw,rate=8000 ! filesink location = \"a b!.wav\" sync=false  src. ! fakesink"
         let elements = Launch.elements(in: launch)
         #expect(elements.map(\.factory) == ["appsrc", "filesink", "fakesink"])
         let filesink = elements[1]

@@ -2,8 +2,8 @@
 // record the sink's monitor. The test command (make test) starts that PulseAudio and sets PULSE_SERVER.
 import AppSrcFeeder
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct AudioOutputTests {
     static let pulse = ProcessInfo.processInfo.environment["PULSE_SERVER"]
@@ -16,10 +16,12 @@ import TestSupport
         let tone = SyntheticWAV.tone(frequency: 440, frames: 48_000 * 2, rate: 48_000, channels: 2)
         let input = try tone.write(to: dir.appendingPathComponent("tone.wav"))
         let recording = dir.appendingPathComponent("rec.wav").path
-        let recorder = try Run.launch("/usr/bin/parec", [
-            "-d", "\(Self.sinkName).monitor", "--rate=48000", "--channels=2", "--format=s16le", "--file-format=wav",
-            recording,
-        ])
+        let recorder = try Run.launch(
+            "/usr/bin/parec",
+            [
+                "-d", "\(Self.sinkName).monitor", "--rate=48000", "--channels=2", "--format=s16le", "--file-format=wav",
+                recording,
+            ])
         defer { if recorder.isRunning { recorder.signal(SIGKILL) } }
         usleep(500_000)
         let played = try Run.ytGst(["play", input], timeout: 30)
@@ -32,7 +34,9 @@ import TestSupport
         #expect(wav.format.sampleRate == 48_000 && wav.format.channels == 2)
         var bytes = [UInt8](repeating: 0, count: Int(wav.dataByteCount))
         let count = try bytes.withUnsafeMutableBytes { try source.read(at: wav.dataOffset, into: $0) }
-        let left = stride(from: 0, to: count - 3, by: 4).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        let left = stride(from: 0, to: count - 3, by: 4).map {
+            Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+        }
         let analysis = ToneAnalysis(samples: left, rate: 48_000)
         #expect(abs(analysis.soundingSeconds - 2.0) <= 0.03, "sounded for \(analysis.soundingSeconds) s")
         #expect(abs(analysis.frequency - 440) < 5, "frequency \(analysis.frequency) Hz")

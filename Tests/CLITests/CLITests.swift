@@ -1,13 +1,15 @@
 // yt-gst — the real binary: help, usage errors, one-line runtime errors, exit codes, signals, bit-exact output.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct CLITests {
     let dir: URL
     init() throws { dir = try Paths.makeScratch("cli") }
 
-    func tone(_ name: String, frames: Int = 44_100, rate: Int = 44_100, channels: Int = 2, bits: Int = 16) throws -> String {
+    func tone(
+        _ name: String, frames: Int = 44_100, rate: Int = 44_100, channels: Int = 2, bits: Int = 16
+    ) throws -> String {
         try SyntheticWAV.tone(frames: frames, rate: rate, channels: channels, bits: bits)
             .write(to: dir.appendingPathComponent(name))
     }
@@ -34,7 +36,8 @@ import TestSupport
 
     @Test(arguments: [
         [], ["fly"], ["play"], ["play", "--bogus", "x.wav"], ["play", "--chunk-ms", "0", "x.wav"],
-        ["play", "--buffers", "many", "x.wav"], ["play", "--sink", "fakesink", "--pipeline", "appsrc name=src ! fakesink", "x.wav"],
+        ["play", "--buffers", "many", "x.wav"],
+        ["play", "--sink", "fakesink", "--pipeline", "appsrc name=src ! fakesink", "x.wav"],
         ["play", "x.wav", "--sink"], ["info"],
     ])
     func usageErrorsExit64(arguments: [String]) throws {
@@ -55,7 +58,8 @@ import TestSupport
     @Test func emptyDirectoryEmptyFileAndNotAWAV() throws {
         try Data("ID3\u{3}hello, this is an mp3".utf8).write(to: dir.appendingPathComponent("song.wav"))
         try Data().write(to: dir.appendingPathComponent("empty.wav"))
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("nothing"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("nothing"), withIntermediateDirectories: true)
         for name in ["nothing", "song.wav", "empty.wav"] {
             let r = try Run.ytGst(["play", "-q", "--sink", "fakesink", path(name)])
             #expect(r.status == 1)
@@ -138,7 +142,8 @@ import TestSupport
         let input = try wav.write(to: dir.appendingPathComponent("in.wav"))
         let output = path("out.raw")
         let r = try Run.ytGst([
-            "play", input, "--chunk-ms", "7", "--buffers", "5", "--pipeline", "appsrc name=src ! filesink location=\(output)",
+            "play", input, "--chunk-ms", "7", "--buffers", "5", "--pipeline",
+            "appsrc name=src ! filesink location=\(output)",
         ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: output))) == wav.samples)

@@ -1,8 +1,8 @@
 // yt-gst — `make install` (scripts/install.sh) into a DESTDIR: the installed binary finds its templates from any
 // directory, and the man page and completions are there and valid.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct InstallTests {
     @Test func installedBinaryWorksFromAnywhereWithItsTemplates() throws {
@@ -33,12 +33,14 @@ import TestSupport
         }
 
         let bash = root.appendingPathComponent("share/bash-completion/completions/yt-gst").path
-        let completed = try Run.run("/bin/bash", [
-            "-c",
-            "PATH='\(root.path)/bin':$PATH; source '\(bash)'; COMP_WORDS=(yt-gst play --pipeline rt); COMP_CWORD=3; _yt_gst; echo ${COMPREPLY[*]};"
-                + " COMP_WORDS=(yt-gst p); COMP_CWORD=1; _yt_gst; echo ${COMPREPLY[*]};"
-                + " COMP_WORDS=(yt-gst play --sh); COMP_CWORD=2; _yt_gst; echo ${COMPREPLY[*]}",
-        ])
+        let completed = try Run.run(
+            "/bin/bash",
+            [
+                "-c",
+                "PATH='\(root.path)/bin':$PATH; source '\(bash)'; COMP_WORDS=(yt-gst play --pipeline rt); COMP_CWORD=3; _yt_gst; echo ${COMPREPLY[*]};"
+                    + " COMP_WORDS=(yt-gst p); COMP_CWORD=1; _yt_gst; echo ${COMPREPLY[*]};"
+                    + " COMP_WORDS=(yt-gst play --sh); COMP_CWORD=2; _yt_gst; echo ${COMPREPLY[*]}",
+            ])
         let lines = completed.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3, "\(completed.stdout) \(completed.stderr)")
         #expect(lines.first == "rtp-l16 rtp-opus")

@@ -1,8 +1,8 @@
 // yt-gst — the interactive player in a real terminal (tmux): keys act, the status line tells, and the terminal
 // is put back exactly as it was, after q and after Ctrl-C.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A tmux session running one shell command in a pane of known size; killed on `close()`.
 final class TmuxPane {
@@ -15,9 +15,11 @@ final class TmuxPane {
         // stty -a before and after, so the test can compare the terminal's settings.
         let text = "stty -a > before.txt\n\(command)\necho EXIT=$?\nstty -a > after.txt\nsleep 60\n"
         try Data(text.utf8).write(to: script)
-        let r = try Run.run("/usr/bin/tmux", [
-            "new-session", "-d", "-s", name, "-x", "160", "-y", "20", "-c", dir.path, "bash \(script.path)",
-        ])
+        let r = try Run.run(
+            "/usr/bin/tmux",
+            [
+                "new-session", "-d", "-s", name, "-x", "160", "-y", "20", "-c", dir.path, "bash \(script.path)",
+            ])
         guard r.status == 0 else { throw HarnessError(description: "tmux: \(r.stderr)") }
     }
 
@@ -57,7 +59,9 @@ final class TmuxPane {
     func close() { _ = try? Run.run("/usr/bin/tmux", ["kill-session", "-t", name]) }
 }
 
-@Suite(.serialized, .enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/tmux"), "needs tmux (make test installs it)"))
+@Suite(
+    .serialized,
+    .enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/tmux"), "needs tmux (make test installs it)"))
 struct InteractiveTests {
     func longTone() throws -> (URL, String) {
         let dir = try Paths.makeScratch("tty")
@@ -129,7 +133,8 @@ struct InteractiveTests {
     @Test func nextAndPreviousMoveThroughTheList() throws {
         let (dir, file) = try longTone()
         defer { Paths.removeScratch(dir) }
-        let second = try SyntheticWAV.tone(frames: 44_100 * 60, rate: 44_100).write(to: dir.appendingPathComponent("second.wav"))
+        let second = try SyntheticWAV.tone(frames: 44_100 * 60, rate: 44_100).write(
+            to: dir.appendingPathComponent("second.wav"))
         let pane = try TmuxPane("\(Paths.binary) play '\(file)' '\(second)' --sink null", dir: dir)
         defer { pane.close() }
         #expect(pane.waitFor("long.wav (1/2)"))

@@ -1,7 +1,7 @@
 // yt-gst — playlists through the real binary: order, directories, m3u/pls, shuffle, loops, broken entries, --set.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct PlaylistCLITests {
     let dir: URL
@@ -93,7 +93,10 @@ import TestSupport
         wav.samples = (0..<8_000).map { UInt8(truncatingIfNeeded: $0 / 32) }
         let input = try wav.write(to: dir.appendingPathComponent("ramp.wav"))
         let output = dir.appendingPathComponent("cut.raw").path
-        let arguments = ["play", input, "--start", "0.25", "--end", "0.75", "--pipeline", "appsrc name=src ! filesink location=\(output)"]
+        let arguments = [
+            "play", input, "--start", "0.25", "--end", "0.75", "--pipeline",
+            "appsrc name=src ! filesink location=\(output)",
+        ]
         let r = try Run.ytGst(arguments)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: output))) == Array(wav.samples[2_000..<6_000]))
@@ -103,7 +106,8 @@ import TestSupport
     /// one stream through the same appsrc.
     @Test(arguments: [(16, 2, 44_100), (24, 1, 48_000)])
     func gaplessHalvesMakeTheWhole(bits: Int, channels: Int, rate: Int) throws {
-        let whole = SyntheticWAV.tone(frequency: 997, frames: rate * 2 + 331, rate: rate, channels: channels, bits: bits)
+        let whole = SyntheticWAV.tone(
+            frequency: 997, frames: rate * 2 + 331, rate: rate, channels: channels, bits: bits)
         let cut = (rate + 123) * whole.blockAlign  // not on a chunk boundary
         var first = whole
         first.samples = Array(whole.samples[..<cut])
@@ -120,8 +124,10 @@ import TestSupport
     }
 
     @Test func filesOfDifferentFormatsChangeCapsInOnePipeline() throws {
-        let mono = try SyntheticWAV.tone(frames: 8_000, rate: 8_000, channels: 1, bits: 8).write(to: dir.appendingPathComponent("m.wav"))
-        let stereo = try SyntheticWAV.tone(frames: 44_100, rate: 44_100, channels: 2, bits: 16).write(to: dir.appendingPathComponent("s.wav"))
+        let mono = try SyntheticWAV.tone(frames: 8_000, rate: 8_000, channels: 1, bits: 8).write(
+            to: dir.appendingPathComponent("m.wav"))
+        let stereo = try SyntheticWAV.tone(frames: 44_100, rate: 44_100, channels: 2, bits: 16).write(
+            to: dir.appendingPathComponent("s.wav"))
         let r = try Run.ytGst(["play", mono, stereo, mono, "--sink", "fakesink sync=true"], timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.seconds >= 3.0, "three files of 1 s each in real time took \(r.seconds) s")
@@ -146,7 +152,8 @@ import TestSupport
         #expect(show.status == 0 && show.stdout.contains("location    required"))
         let custom = dir.appendingPathComponent("mine")
         try FileManager.default.createDirectory(at: custom, withIntermediateDirectories: true)
-        try Data("# Mine.\nappsrc name=src ! fakesink\n".utf8).write(to: custom.appendingPathComponent("default.pipeline"))
+        try Data("# Mine.\nappsrc name=src ! fakesink\n".utf8).write(
+            to: custom.appendingPathComponent("default.pipeline"))
         let shadowed = try Run.run(Paths.binary, ["pipelines"], environment: ["YT_GST_PIPELINES": custom.path])
         #expect(shadowed.stdout.contains("default   Mine.") && shadowed.stdout.contains(custom.path))
         let missing = try Run.ytGst(["pipelines", "show", "nope"])

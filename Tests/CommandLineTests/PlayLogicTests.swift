@@ -4,12 +4,14 @@ import Testing
 @testable import yt_gst
 
 @Suite struct KeyTests {
-    @Test(arguments: [
-        ([0x20], [Key.char(" ")]), ([0x1B, 0x5B, 0x43], [.right]), ([0x1B, 0x5B, 0x44], [.left]),
-        ([0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42], [.up, .down]), ([0x1B, 0x5B, 0x31, 0x3B, 0x32, 0x43], [.shiftRight]),
-        ([0x1B, 0x5B, 0x35, 0x7E], [.pageUp]), ([0x1B, 0x5B, 0x36, 0x7E], [.pageDown]), ([0x1B], [.escape]),
-        ([0x71, 0x0D], [.char("q"), .enter]), ([0x7F], [.backspace]),
-    ] as [([UInt8], [Key])])
+    @Test(
+        arguments: [
+            ([0x20], [Key.char(" ")]), ([0x1B, 0x5B, 0x43], [.right]), ([0x1B, 0x5B, 0x44], [.left]),
+            ([0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42], [.up, .down]),
+            ([0x1B, 0x5B, 0x31, 0x3B, 0x32, 0x43], [.shiftRight]),
+            ([0x1B, 0x5B, 0x35, 0x7E], [.pageUp]), ([0x1B, 0x5B, 0x36, 0x7E], [.pageDown]), ([0x1B], [.escape]),
+            ([0x71, 0x0D], [.char("q"), .enter]), ([0x7F], [.backspace]),
+        ] as [([UInt8], [Key])])
     func decodes(bytes: [UInt8], keys: [Key]) {
         var decoder = KeyDecoder()
         #expect(decoder.feed(bytes) == keys)
@@ -48,7 +50,10 @@ import Testing
 @Suite struct PlaylistTests {
     @Test func naturalOrder() {
         let names = ["track10.wav", "Track2.wav", "track1.wav", "a/b.wav", "track02b.wav"]
-        #expect(names.sorted(by: NaturalOrder.less) == ["a/b.wav", "track1.wav", "Track2.wav", "track02b.wav", "track10.wav"])
+        #expect(
+            names.sorted(by: NaturalOrder.less) == [
+                "a/b.wav", "track1.wav", "Track2.wav", "track02b.wav", "track10.wav",
+            ])
     }
 
     @Test func m3u() {
@@ -109,7 +114,9 @@ import Testing
 
     @Test func wideLineShowsEverything() {
         let line = StatusView.line(snapshot, width: 200)
-        for part in ["vol 80%", "x1.25", "A=0:10 B=0:20", "-12.3", "-inf", "some rather long file name.wav (2/12)", "[="] {
+        for part in [
+            "vol 80%", "x1.25", "A=0:10 B=0:20", "-12.3", "-inf", "some rather long file name.wav (2/12)", "[=",
+        ] {
             #expect(line.contains(part), "\(part) missing in \(line)")
         }
     }
@@ -121,7 +128,8 @@ import Testing
     }
 
     @Test func levelMessagesParse() {
-        let text = "level, endtime=(guint64)1, rms=(GValueArray)< -20.5, -21 >, peak=(GValueArray)< -3.25, -4 >, decay=(GValueArray)< -3, -4 >;"
+        let text =
+            "level, endtime=(guint64)1, rms=(GValueArray)< -20.5, -21 >, peak=(GValueArray)< -3.25, -4 >, decay=(GValueArray)< -3, -4 >;"
         let levels = ChannelLevel.parse(.init(name: "level", text: text, source: nil))
         #expect(levels == [ChannelLevel(peak: -3.25, rms: -20.5), ChannelLevel(peak: -4, rms: -21)])
     }

@@ -2,15 +2,16 @@
 // template parses, and the built-in copies match pipelines/.
 import Foundation
 import GstPlayer
-import Testing
 import TestSupport
+import Testing
 
 @testable import yt_gst
 
 @Suite struct TemplateTests {
     @Test func placeholdersBecomePropertiesOfNamedElements() throws {
         let template = PipelineTemplate(
-            name: "t", contents: "# A test.\nappsrc name=src ! wavenc ! filesink location=${location} sync=${sync:-false}",
+            name: "t",
+            contents: "# A test.\nappsrc name=src ! wavenc ! filesink location=${location} sync=${sync:-false}",
             origin: "test")
         #expect(template.description == "A test.")
         let (launch, slots) = template.split()
@@ -22,14 +23,16 @@ import TestSupport
     @Test func anExistingNameIsUsedAndPadReferencesAreSkipped() {
         let template = PipelineTemplate(
             name: "t",
-            contents: "rtpbin name=rtp appsrc name=src ! rtp.send_rtp_sink_0 rtp.send_rtp_src_0 ! udpsink name=out host=${host} port=${port:-5004}",
+            contents:
+                "rtpbin name=rtp appsrc name=src ! rtp.send_rtp_sink_0 rtp.send_rtp_src_0 ! udpsink name=out host=${host} port=${port:-5004}",
             origin: "test")
         let (launch, slots) = template.split()
         #expect(!launch.contains("${"))
-        #expect(slots == [
-            .init(element: "out", property: "host", valueTemplate: "${host}"),
-            .init(element: "out", property: "port", valueTemplate: "${port:-5004}"),
-        ])
+        #expect(
+            slots == [
+                .init(element: "out", property: "host", valueTemplate: "${host}"),
+                .init(element: "out", property: "port", valueTemplate: "${port:-5004}"),
+            ])
     }
 
     @Test func theRestOfTheTextStaysAsWritten() {
@@ -42,14 +45,16 @@ import TestSupport
     }
 
     @Test func valuesArriveUnchanged() throws {
-        let template = PipelineTemplate(name: "f", contents: "appsrc name=src ! filesink location=${location}", origin: "t")
+        let template = PipelineTemplate(
+            name: "f", contents: "appsrc name=src ! filesink location=${location}", origin: "t")
         let tricky = "my song! \"quoted\" 'single' a=b ${not} ! x.wav"
         let resolved = try PipelineChoice.instantiate(template, values: ["location": tricky])
         #expect(resolved.properties == [.init(element: "yt-gst-slot1", property: "location", value: tricky)])
     }
 
     @Test func missingAndUnknownValuesAreOneLineErrors() {
-        let template = PipelineTemplate(name: "f", contents: "appsrc name=src ! filesink location=${location}", origin: "t")
+        let template = PipelineTemplate(
+            name: "f", contents: "appsrc name=src ! filesink location=${location}", origin: "t")
         let missing = #expect(throws: UsageError.self) { try PipelineChoice.instantiate(template, values: [:]) }
         #expect(missing?.message.contains("${location}") == true && missing?.message.contains("\"f\"") == true)
         #expect(missing?.showsHelp == false)
@@ -60,14 +65,17 @@ import TestSupport
     }
 
     @Test func optionalPlaceholdersLeaveThePropertyAlone() throws {
-        let template = PipelineTemplate(name: "p", contents: "appsrc name=src ! pulsesink device=${device:-}", origin: "t")
+        let template = PipelineTemplate(
+            name: "p", contents: "appsrc name=src ! pulsesink device=${device:-}", origin: "t")
         #expect(try PipelineChoice.instantiate(template, values: [:]).properties.isEmpty)
         #expect(try PipelineChoice.instantiate(template, values: ["device": "d"]).properties.count == 1)
     }
 
     @Test func builtInTemplatesMatchThePipelinesFolder() throws {
         let folder = Paths.packageRoot.appendingPathComponent("pipelines")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pipeline") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasSuffix(".pipeline")
+        }
         #expect(files.count == BuiltinTemplates.all.count, "run scripts/embed-templates.sh")
         for file in files {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
@@ -77,7 +85,10 @@ import TestSupport
     }
 
     @Test func everyShippedTemplateHasADescriptionAndAnAppsrc() {
-        let required = ["default", "pulse", "alsa", "null", "wav-file", "raw-file", "level", "rtp-l16", "rtp-opus", "srt", "tcp", "icecast"]
+        let required = [
+            "default", "pulse", "alsa", "null", "wav-file", "raw-file", "level", "rtp-l16", "rtp-opus", "srt", "tcp",
+            "icecast",
+        ]
         let names = BuiltinTemplates.all.map(\.name)
         for name in required { #expect(names.contains(name), "missing template \(name)") }
         for (name, text) in BuiltinTemplates.all {
@@ -93,9 +104,10 @@ import TestSupport
         let sample = ["location": "/tmp/x.wav", "host": "10.0.0.1", "uri": "srt://10.0.0.1:7001", "password": "pw"]
         for (name, text) in BuiltinTemplates.all {
             let template = PipelineTemplate(name: name, contents: text, origin: "built-in")
-            let needed = Dictionary(uniqueKeysWithValues: template.placeholders.filter { $0.fallback == nil }.map {
-                ($0.key, sample[$0.key] ?? "x")
-            })
+            let needed = Dictionary(
+                uniqueKeysWithValues: template.placeholders.filter { $0.fallback == nil }.map {
+                    ($0.key, sample[$0.key] ?? "x")
+                })
             let resolved = try PipelineChoice.instantiate(template, values: needed)
             let parsed = Result { () throws(GstError) -> Pipeline in try Pipeline(launch: resolved.launch) }
             if case .failure(let error) = parsed, error.kind == .missingElement {
@@ -110,10 +122,14 @@ import TestSupport
 
     @Test func processingIsInsertedRightAfterTheAppsrc() {
         let processing = Processing(volume: true, tempo: false, level: true)
-        #expect(processing.inserted(into: "appsrc name=src is-live=false ! audioconvert ! autoaudiosink")
-            == "appsrc name=src is-live=false ! audioconvert ! volume name=volume ! level name=level interval=100000000 ! audioconvert ! audioconvert ! autoaudiosink")
-        #expect(Processing(volume: false, tempo: false, level: false).inserted(into: "appsrc name=src ! fakesink")
-            == "appsrc name=src ! fakesink")
-        #expect(processing.inserted(into: "appsrc name=src ! volume name=volume ! fakesink").contains("level name=level"))
+        #expect(
+            processing.inserted(into: "appsrc name=src is-live=false ! audioconvert ! autoaudiosink")
+                == "appsrc name=src is-live=false ! audioconvert ! volume name=volume ! level name=level interval=100000000 ! audioconvert ! audioconvert ! autoaudiosink"
+        )
+        #expect(
+            Processing(volume: false, tempo: false, level: false).inserted(into: "appsrc name=src ! fakesink")
+                == "appsrc name=src ! fakesink")
+        #expect(
+            processing.inserted(into: "appsrc name=src ! volume name=volume ! fakesink").contains("level name=level"))
     }
 }

@@ -36,7 +36,8 @@ import Testing
     @Test func unknownPropertyIsAnErrorNotIgnored() throws {
         let sink = try Pipeline(launch: "fakesink name=sink").element(named: "sink")
         #expect(sink.hasProperty("sync"))
-        #expect((#expect(throws: GstError.self) { try sink.set("no-such-property", fromString: "1") })?.kind == .notFound)
+        #expect(
+            (#expect(throws: GstError.self) { try sink.set("no-such-property", fromString: "1") })?.kind == .notFound)
     }
 
     @Test func endOfStreamAndStateChangesArrive() throws {
@@ -73,7 +74,8 @@ import Testing
     }
 
     @Test func tagsAndApplicationMessages() throws {
-        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=3 ! taginject tags=\"title=Hello,artist=Me\" ! fakesink")
+        let pipeline = try Pipeline(
+            launch: "audiotestsrc num-buffers=3 ! taginject tags=\"title=Hello,artist=Me\" ! fakesink")
         pipeline.postApplicationMessage(named: "yt-gst/test")
         try pipeline.setState(.playing)
         var tags: [Message.Tag] = []
@@ -105,7 +107,8 @@ import Testing
     }
 
     @Test func positionDurationAndSeek() throws {
-        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=100 samplesperbuffer=441 ! audio/x-raw,rate=44100 ! fakesink sync=true")
+        let pipeline = try Pipeline(
+            launch: "audiotestsrc num-buffers=100 samplesperbuffer=441 ! audio/x-raw,rate=44100 ! fakesink sync=true")
         try pipeline.setState(.paused)
         #expect(pipeline.state(timeout: .seconds(5)) == .paused)
         try pipeline.seek(to: ClockTime(seconds: 0.5))

@@ -42,13 +42,16 @@ public struct CorpusRow: Sendable, CustomStringConvertible {
 
 public enum CorpusManifest {
     /// Why a corpus suite is skipped, printed once by the suites that need it.
-    public static let skipNote = "WAV corpus not found at \(Paths.corpus.path) (set YT_GST_WAV_CORPUS); corpus suite skipped"
+    public static let skipNote =
+        "WAV corpus not found at \(Paths.corpus.path) (set YT_GST_WAV_CORPUS); corpus suite skipped"
 
     /// Every row of manifest.tsv, or [] when the corpus is not there.
     public static func rows() throws -> [CorpusRow] {
         guard Paths.corpusAvailable else { return [] }
         let text = try String(contentsOf: Paths.corpus.appendingPathComponent("manifest.tsv"), encoding: .utf8)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
         let header = lines.removeFirst()
         func column(_ name: String) -> Int { header.firstIndex(of: name)! }
         let c = (
@@ -65,7 +68,8 @@ public enum CorpusManifest {
                 formatTagText: tagText, channels: Int(f[c.channels]), sampleRate: Int(f[c.rate]),
                 bitsPerSample: Int(f[c.bits]), blockAlign: Int(f[c.align]), frames: Int64(f[c.frames]),
                 container: f[c.container], notes: f[c.notes], pcmSHA256: f[c.pcm], decodedS16SHA256: f[c.s16],
-                lenientFrames: f[c.lenient], libsndfileSubtype: f[c.subtype], url: Paths.corpus.appendingPathComponent(f[c.path]))
+                lenientFrames: f[c.lenient], libsndfileSubtype: f[c.subtype],
+                url: Paths.corpus.appendingPathComponent(f[c.path]))
         }
     }
 

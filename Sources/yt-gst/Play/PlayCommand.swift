@@ -6,20 +6,32 @@ struct PlayCommand {
     static let spec = CommandSpec(
         name: "play", abstract: "Play WAV files, directories and playlists.", operands: "FILE|DIR|PLAYLIST...",
         options: [
-            OptionSpec(name: "sink", valueName: "NAME|FRAGMENT", help: "Play into this template or launch fragment instead of the default output."),
-            OptionSpec(name: "pipeline", valueName: "NAME|LAUNCH", help: "Use this template or whole launch string; it must contain \"appsrc name=src\"."),
-            OptionSpec(name: "set", valueName: "KEY=VALUE", help: "Fill a template placeholder ${KEY} (repeatable); set as a property, never pasted."),
+            OptionSpec(
+                name: "sink", valueName: "NAME|FRAGMENT",
+                help: "Play into this template or launch fragment instead of the default output."),
+            OptionSpec(
+                name: "pipeline", valueName: "NAME|LAUNCH",
+                help: "Use this template or whole launch string; it must contain \"appsrc name=src\"."),
+            OptionSpec(
+                name: "set", valueName: "KEY=VALUE",
+                help: "Fill a template placeholder ${KEY} (repeatable); set as a property, never pasted."),
             OptionSpec(name: "start", valueName: "TIME", help: "Start each file at TIME (83.5, 1:23, 1:02:03)."),
             OptionSpec(name: "end", valueName: "TIME", help: "End each file at TIME."),
             OptionSpec(name: "volume", valueName: "X", help: "Volume, 0.0 to 1.5 (1.0 = unchanged)."),
             OptionSpec(name: "mute", help: "Start muted."),
             OptionSpec(name: "rate", valueName: "X", help: "Playback rate, 0.25 to 4, pitch kept (scaletempo)."),
             OptionSpec(name: "shuffle", help: "Play the list in random order."),
-            OptionSpec(name: "loop", valueName: "N", optionalNumber: true, help: "Repeat the whole list (N times; forever without N)."),
+            OptionSpec(
+                name: "loop", valueName: "N", optionalNumber: true,
+                help: "Repeat the whole list (N times; forever without N)."),
             OptionSpec(name: "loop-file", help: "Repeat each file until skipped with n (or quit)."),
-            OptionSpec(name: "chunk-ms", valueName: "N", help: "Milliseconds of audio per pushed buffer (default 200; 1000 when no sink plays in real time)."),
+            OptionSpec(
+                name: "chunk-ms", valueName: "N",
+                help: "Milliseconds of audio per pushed buffer (default 200; 1000 when no sink plays in real time)."),
             OptionSpec(name: "buffers", valueName: "N", help: "Buffers queued in the appsrc (default 3)."),
-            OptionSpec(name: "status", valueName: "MODE", help: "Status output: auto (a line on a terminal), json (a JSON object per line), none."),
+            OptionSpec(
+                name: "status", valueName: "MODE",
+                help: "Status output: auto (a line on a terminal), json (a JSON object per line), none."),
             OptionSpec(name: "no-interactive", help: "Ignore the keyboard even on a terminal."),
             OptionSpec(name: "quiet", short: "q", help: "No status line, tags or warnings; errors only."),
             OptionSpec(name: "verbose", short: "v", help: "Show GStreamer's debug details with errors and warnings."),
@@ -76,7 +88,9 @@ struct PlayCommand {
         pipeline = parsed.value("pipeline")
         sink = parsed.value("sink")
         if sink != nil && pipeline != nil { throw UsageError("use --sink or --pipeline, not both") }
-        if let sink, sink.allSatisfy(\.isWhitespace) { throw UsageError("--sink needs a template name or launch fragment") }
+        if let sink, sink.allSatisfy(\.isWhitespace) {
+            throw UsageError("--sink needs a template name or launch fragment")
+        }
         settings = parsed.values["set"] ?? []
         chunkMilliseconds = try parsed.integer("chunk-ms", in: 1...10_000)
         buffers = try parsed.integer("buffers", in: 1...64) ?? WAVFeeder.defaultBuffers

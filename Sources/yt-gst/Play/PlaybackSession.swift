@@ -109,7 +109,8 @@ final class PlaybackSession {
 
     private func play(_ chain: GaplessChain) -> Outcome {
         player.launch =
-            chain.needsDecoder ? Launch.insertingDecoder(afterSource: "src", in: launch, decoder: chain.decoder) : launch
+            chain.needsDecoder
+            ? Launch.insertingDecoder(afterSource: "src", in: launch, decoder: chain.decoder) : launch
         shownPosition = nil
         loopA = nil
         loopB = nil
@@ -151,7 +152,8 @@ final class PlaybackSession {
     private func current(_ chain: GaplessChain) -> Now? {
         let stream = player.position ?? .zero
         guard let segment = chain.segment(at: stream) else { return nil }
-        let offset = stream.nanoseconds >= segment.streamStart.nanoseconds
+        let offset =
+            stream.nanoseconds >= segment.streamStart.nanoseconds
             ? stream.nanoseconds - segment.streamStart.nanoseconds : 0
         let fileTime = min(ClockTime(nanoseconds: segment.fileStart.nanoseconds + offset), segment.duration)
         if shownPosition != segment.position {
@@ -159,7 +161,9 @@ final class PlaybackSession {
             shownPosition = segment.position
             loopA = nil
             loopB = nil
-            if !command.quiet { for warning in segment.warnings { report("yt-gst: \(segment.path): warning: \(warning)") } }
+            if !command.quiet {
+                for warning in segment.warnings { report("yt-gst: \(segment.path): warning: \(warning)") }
+            }
         }
         return Now(segment: segment, fileTime: fileTime, stream: stream)
     }
@@ -175,11 +179,15 @@ final class PlaybackSession {
             report("yt-gst: \(now?.segment.path ?? chain.displayName): \(describe(error))")
             return .failed(now?.segment.position ?? 0)
         case .warning(let warning):
-            if !command.quiet { report("yt-gst: \(now?.segment.path ?? chain.displayName): warning: \(describe(warning))") }
+            if !command.quiet {
+                report("yt-gst: \(now?.segment.path ?? chain.displayName): warning: \(describe(warning))")
+            }
         case .tags(let tags):
             if statusLine.enabled {
                 let shown = tags.filter { ["title", "artist", "album", "date", "comment"].contains($0.name) }
-                if !shown.isEmpty { report(shown.map { "\($0.name): \($0.value)" }.joined(separator: "  "), toStderr: false) }
+                if !shown.isEmpty {
+                    report(shown.map { "\($0.name): \($0.value)" }.joined(separator: "  "), toStderr: false)
+                }
             }
         case .element(let structure):
             if let reading = ChannelLevel.parse(structure) { levels = reading }
@@ -262,7 +270,9 @@ final class PlaybackSession {
     ///
     /// Every seek reopens the file there through the chain (`requestJump`), so the stream time of the seek
     /// simply becomes the file's new start: stream time = file time after a seek.
-    private func seek(_ chain: GaplessChain, _ segment: GaplessChain.Segment, to fileTime: ClockTime, flush: Bool = true)
+    private func seek(
+        _ chain: GaplessChain, _ segment: GaplessChain.Segment, to fileTime: ClockTime, flush: Bool = true
+    )
         throws(GstError)
     {
         var target = min(fileTime, segment.duration)
@@ -272,7 +282,8 @@ final class PlaybackSession {
             stop = b
         }
         chain.requestJump(to: segment.position, fileTime: target)
-        let options: Pipeline.SeekOptions = stop == nil ? [.flush, .accurate] : flush ? [.flush, .accurate, .segment] : [.accurate, .segment]
+        let options: Pipeline.SeekOptions =
+            stop == nil ? [.flush, .accurate] : flush ? [.flush, .accurate, .segment] : [.accurate, .segment]
         try player.seek(to: target, stop: stop, rate: rate, options: options)
     }
 

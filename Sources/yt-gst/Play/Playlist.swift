@@ -100,8 +100,12 @@ enum NaturalOrder {
         while let cx = x, let cy = y {
             if cx.properties.numericType != nil && cx.isASCII && cy.isASCII && cy.properties.numericType != nil {
                 var nx = "", ny = ""
-                while let c = x, c.isASCII, c.properties.numericType != nil { nx.unicodeScalars.append(c); x = i.next() }
-                while let c = y, c.isASCII, c.properties.numericType != nil { ny.unicodeScalars.append(c); y = j.next() }
+                while let c = x, c.isASCII, c.properties.numericType != nil {
+                    nx.unicodeScalars.append(c); x = i.next()
+                }
+                while let c = y, c.isASCII, c.properties.numericType != nil {
+                    ny.unicodeScalars.append(c); y = j.next()
+                }
                 let vx = nx.drop(while: { $0 == "0" }), vy = ny.drop(while: { $0 == "0" })
                 if vx.count != vy.count { return vx.count < vy.count }
                 if vx != vy { return vx < vy }

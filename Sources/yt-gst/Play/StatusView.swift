@@ -63,7 +63,9 @@ enum StatusView {
         let barWidth = min(30, width - text.count - 3)
         if barWidth >= 8 {
             let filled = s.duration > 0 ? Int((s.position / s.duration * Double(barWidth)).rounded(.down)) : 0
-            let bar = " [" + String(repeating: "=", count: min(filled, barWidth)) + String(repeating: "-", count: max(0, barWidth - filled)) + "]"
+            let bar =
+                " [" + String(repeating: "=", count: min(filled, barWidth))
+                + String(repeating: "-", count: max(0, barWidth - filled)) + "]"
             text = head + bar + parts.dropFirst().joined()
         }
         if text.count > width && !meter.isEmpty {

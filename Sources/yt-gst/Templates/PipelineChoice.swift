@@ -22,7 +22,9 @@ enum PipelineChoice {
     ///
     /// `--pipeline NAME` or a launch string; `--sink NAME` (a template: used whole when it has an appsrc, else as a
     /// sink fragment) or a fragment; neither: the `default` template. `--set key=value` fills placeholders.
-    static func resolve(pipeline: String?, sink: String?, settings: [String], library: TemplateLibrary)
+    static func resolve(
+        pipeline: String?, sink: String?, settings: [String], library: TemplateLibrary
+    )
         throws(UsageError) -> ResolvedPipeline
     {
         var values: [String: String] = [:]
@@ -37,14 +39,17 @@ enum PipelineChoice {
             if let named = library.template(named: pipeline) {
                 template = named
             } else if looksLikeName(pipeline) {
-                throw UsageError("no pipeline template named \"\(pipeline)\" (yt-gst pipelines lists them)", showsHelp: false)
+                throw UsageError(
+                    "no pipeline template named \"\(pipeline)\" (yt-gst pipelines lists them)", showsHelp: false)
             } else {
                 template = PipelineTemplate(name: "", contents: pipeline, origin: "--pipeline")
             }
         } else if let sink {
             if let named = library.template(named: sink) {
-                template = named.text.contains("appsrc")
-                    ? named : PipelineTemplate(name: named.name, contents: sinkPrefix + named.text, origin: named.origin)
+                template =
+                    named.text.contains("appsrc")
+                    ? named
+                    : PipelineTemplate(name: named.name, contents: sinkPrefix + named.text, origin: named.origin)
             } else {
                 template = PipelineTemplate(name: "", contents: sinkPrefix + sink, origin: "--sink")
             }
@@ -58,7 +63,9 @@ enum PipelineChoice {
     }
 
     /// Fills a template's placeholders from `values`.
-    static func instantiate(_ template: PipelineTemplate, values: [String: String]) throws(UsageError)
+    static func instantiate(
+        _ template: PipelineTemplate, values: [String: String]
+    ) throws(UsageError)
         -> ResolvedPipeline
     {
         let (launch, slots) = template.split()
@@ -66,7 +73,9 @@ enum PipelineChoice {
         let label = template.name.isEmpty ? template.origin : "template \"\(template.name)\""
         for key in values.keys.sorted() where !known.contains(key) {
             let offered = known.sorted().map { "${\($0)}" }.joined(separator: ", ")
-            throw UsageError("--set \(key): \(label) has no ${\(key)}" + (offered.isEmpty ? "" : " (it has \(offered))"), showsHelp: false)
+            throw UsageError(
+                "--set \(key): \(label) has no ${\(key)}" + (offered.isEmpty ? "" : " (it has \(offered))"),
+                showsHelp: false)
         }
         var properties: [ResolvedPipeline.Property] = []
         for slot in slots {
@@ -74,7 +83,8 @@ enum PipelineChoice {
                 guard let value = try Placeholder.fill(slot.valueTemplate, with: values) else { continue }
                 properties.append(.init(element: slot.element, property: slot.property, value: value))
             } catch {
-                throw UsageError("\(label) needs a value for ${\(error.key)}: add --set \(error.key)=VALUE", showsHelp: false)
+                throw UsageError(
+                    "\(label) needs a value for ${\(error.key)}: add --set \(error.key)=VALUE", showsHelp: false)
             }
         }
         let origin = template.name.isEmpty ? template.origin : "template \"\(template.name)\" (\(template.origin))"

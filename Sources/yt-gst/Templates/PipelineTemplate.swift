@@ -64,7 +64,8 @@ struct PipelineTemplate: Equatable {
         var launch = String.UnicodeScalarView()
         var position = 0
         // By position; an insertion (empty range) before a removal starting at the same place.
-        for edit in edits.sorted(by: { ($0.range.lowerBound, $0.range.count) < ($1.range.lowerBound, $1.range.count) }) {
+        for edit in edits.sorted(by: { ($0.range.lowerBound, $0.range.count) < ($1.range.lowerBound, $1.range.count) })
+        {
             launch.append(contentsOf: scalars[position..<edit.range.lowerBound])
             launch.append(contentsOf: edit.replacement.unicodeScalars)
             position = edit.range.upperBound

@@ -17,7 +17,8 @@ struct TemplateLibrary {
         }
         if let executable = FileSystem.executablePath {
             // <prefix>/bin/yt-gst → <prefix>/share/yt-gst/pipelines
-            directories.append(FileSystem.directory(of: FileSystem.directory(of: executable)) + "/share/yt-gst/pipelines")
+            directories.append(
+                FileSystem.directory(of: FileSystem.directory(of: executable)) + "/share/yt-gst/pipelines")
         }
         return TemplateLibrary(directories: directories)
     }
