@@ -47,11 +47,9 @@ public enum Launch {
     )
         -> String
     {
-        let decoder = fragment
         let tokens = tokenize(launch)
         let elements = parseElements(tokens)
         guard let source = elements.first(where: { $0.value(of: "name") == name }) else { return launch }
-        let scalars = Array(launch.unicodeScalars)
 
         // The link leaving the source: right after its description, or after a `name.` / `name.pad` reference.
         var linkAfter: Int?
@@ -72,9 +70,22 @@ public enum Launch {
             return launch
         }
         let cut = tokens[linkAfter].range.upperBound
-        var result = String.UnicodeScalarView(scalars[..<cut])
-        result.append(contentsOf: " ! \(decoder)".unicodeScalars)
-        result.append(contentsOf: scalars[cut...])
+        return replacing([(cut..<cut, " ! \(fragment)")], in: launch)
+    }
+
+    /// `launch` with text put in place of unicode scalar ranges (an empty range inserts); the rest stays as
+    /// written. Edits must not overlap; an insertion goes before a removal that starts at the same place.
+    public static func replacing(_ edits: [(range: Range<Int>, text: String)], in launch: String) -> String {
+        let scalars = Array(launch.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var position = 0
+        for edit in edits.sorted(by: { ($0.range.lowerBound, $0.range.count) < ($1.range.lowerBound, $1.range.count) })
+        {
+            result.append(contentsOf: scalars[position..<edit.range.lowerBound])
+            result.append(contentsOf: edit.text.unicodeScalars)
+            position = edit.range.upperBound
+        }
+        result.append(contentsOf: scalars[position...])
         return String(result)
     }
 

@@ -31,15 +31,21 @@ struct StreamingTests {
     /// Gives a receiver time to open its sockets before the sender starts.
     func settle() { usleep(400_000) }
 
+    /// A stereo test signal written to in.wav: the bytes the receiver must give back, and the file to stream.
+    func inputWAV(frames: Int, rate: Int = 44_100, bits: Int = 16) throws -> (input: [UInt8], file: String) {
+        let input = Signal.bytes(frames: frames, rate: rate, channels: 2, bits: bits)
+        let file = try Signal.write(
+            input, rate: rate, channels: 2, bits: bits, to: dir.appendingPathComponent("in.wav"))
+        return (input, file)
+    }
+
     // MARK: RTP
 
     @Test func l16UnicastIsBitExact() throws {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 88_200, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 88_200)
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
         settle()
         let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004"])
@@ -59,9 +65,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r", "q"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 48_000, rate: 48_000, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 48_000, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 48_000, rate: 48_000)
         let first = try receive(
             lab, on: "r", ["rtp://@239.255.77.1:5004", "--iface", "eth0", "--timeout", "5", "--sink", wavSink("r.wav")])
         let second = try receive(
@@ -83,9 +87,7 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         guard let address = lab.host("r").ipv6Address else { return }  // no IPv6 in this kernel
-        let input = Signal.bytes(frames: 22_050, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 22_050)
         for (listen, send, name) in [
             ("rtp://@[::]:5004", "rtp://[\(address)]:5004", "unicast.wav"),
             ("rtp://@[ff15::77]:5004", "rtp://[ff15::77]:5004", "multicast.wav"),
@@ -105,9 +107,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 48_000, rate: 48_000, channels: 2, bits: 24)
-        let file = try Signal.write(
-            input, rate: 48_000, channels: 2, bits: 24, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 48_000, rate: 48_000, bits: 24)
         let receiver = try receive(
             lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav", bits: 24)])
         settle()
@@ -152,9 +152,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 44_100, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 44_100)
         let destination = "rtp://\(lab.host("r").address):5004"
         // A first (short) run writes the SDP that the receivers then start from.
         let short = try Signal.write(
@@ -215,9 +213,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 44_100 * 6, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 44_100 * 6)
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "1", "--sink", wavSink("out.wav")])
         settle()
         let sender = try lab.launch(
@@ -240,9 +236,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s"])
         defer { lab.close() }
-        let file = try Signal.write(
-            Signal.bytes(frames: 4_410, rate: 44_100, channels: 2, bits: 16), rate: 44_100, channels: 2, bits: 16,
-            to: dir.appendingPathComponent("in.wav"))
+        let file = try inputWAV(frames: 4_410).file
         let r = try lab.run(
             in: lab.host("s"), Binary.path, ["stream", file, "--to", "rtp://192.0.2.1:5004"], timeout: 10)
         #expect(
@@ -256,9 +250,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 44_100 * 3, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 44_100 * 3)
         let sender = try lab.launch(
             in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
         usleep(1_000_000)
@@ -279,9 +271,7 @@ struct StreamingTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         try lab.dropIncoming(percent: 5, udpPort: 5004, in: lab.host("r"))
-        let input = Signal.bytes(frames: 44_100 * 4, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 44_100 * 4)
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
         settle()
         let sent = try stream(lab, [file, "--to", "rtp://\(lab.host("r").address):5004"])
@@ -329,9 +319,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 44_100 * 4, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 44_100 * 4)
         let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--sink", wavSink("out.wav")])
         settle()
         let sender = try lab.launch(
@@ -352,9 +340,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 44_100 * 2, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 44_100 * 2)
         let secret = "passphrase=correct-horse-battery&pbkeylen=32"
         // The receiver listens, the sender calls.
         let listener = try receive(
@@ -383,9 +369,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let input = Signal.bytes(frames: 44_100 * 6, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(
-            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let (input, file) = try inputWAV(frames: 44_100 * 6)
         let receiver = try receive(
             lab, on: "r",
             ["srt://:7001?passphrase=correct-horse-battery", "--timeout", "1", "--sink", wavSink("out.wav")])
@@ -410,9 +394,7 @@ struct StreamingTests {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
-        let file = try Signal.write(
-            Signal.bytes(frames: 44_100, rate: 44_100, channels: 2, bits: 16), rate: 44_100, channels: 2, bits: 16,
-            to: dir.appendingPathComponent("in.wav"))
+        let file = try inputWAV(frames: 44_100).file
         // Receiver listening; a caller with the wrong passphrase.
         let listener = try receive(
             lab, on: "r", ["srt://:7001?passphrase=correct-horse-battery", "--sink", wavSink("a.wav")])
@@ -442,7 +424,7 @@ struct StreamingTests {
         #expect(caller.status == 1 && caller.stderr.contains("wrong passphrase"), "\(caller.stderr)")
         for name in ["a.wav", "b.wav"] {
             let size = (try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0
-            #expect(size == 0, "\(name) has \(size ?? -1) bytes")
+            #expect(size == 0, "\(name) has \(size) bytes")
         }
     }
 }

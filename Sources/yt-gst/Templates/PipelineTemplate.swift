@@ -39,7 +39,7 @@ struct PipelineTemplate: Equatable {
     /// The rest of the text stays as written.
     func split() -> (launch: String, slots: [Slot]) {
         let scalars = Array(text.unicodeScalars)
-        var edits: [(range: Range<Int>, replacement: String)] = []
+        var edits: [(range: Range<Int>, text: String)] = []
         var slots: [Slot] = []
         var generated = 0
         for element in Launch.elements(in: text) {
@@ -61,17 +61,7 @@ struct PipelineTemplate: Equatable {
                 slots.append(Slot(element: name, property: property.key, valueTemplate: property.value))
             }
         }
-        var launch = String.UnicodeScalarView()
-        var position = 0
-        // By position; an insertion (empty range) before a removal starting at the same place.
-        for edit in edits.sorted(by: { ($0.range.lowerBound, $0.range.count) < ($1.range.lowerBound, $1.range.count) })
-        {
-            launch.append(contentsOf: scalars[position..<edit.range.lowerBound])
-            launch.append(contentsOf: edit.replacement.unicodeScalars)
-            position = edit.range.upperBound
-        }
-        launch.append(contentsOf: scalars[position...])
-        return (String(launch), slots)
+        return (Launch.replacing(edits, in: text), slots)
     }
 
     /// The keys this template takes, with their defaults (nil = required, "" = optional).
