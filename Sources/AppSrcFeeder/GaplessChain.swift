@@ -1,17 +1,25 @@
 // yt-gst — a list of files through one appsrc: each continues where the last ended, with no gap and no EOS.
+import Dispatch
 import GstPlayer
 import Synchronization
 
 /// Plays a `PlayOrder` through one appsrc, file after file, as one stream.
 ///
 /// Each file gets a `WAVFeeder` whose window starts at the stream time where the previous one ended, so timestamps
-/// continue and the sink hears no gap; a file of another raw format changes the appsrc's caps in order. A file that
-/// needs another decoder than the pipeline has cannot follow in the same pipeline: the chain ends the stream there
-/// and leaves `handoff` for the player to build a new one. Files that fail to open are reported through
-/// `takeFailures()` and skipped. The listener's skips and seeks go through `requestJump` plus a flushing seek.
+/// continue and the sink hears no gap; a file of another raw format changes the appsrc's caps in order. The file that
+/// follows is opened ahead of time on a worker thread while the current one plays, so need-data only takes what is
+/// ready and never waits for a disk or a header; when it is not ready yet, the worker pushes on as soon as it is.
+/// Moving from file to file is a loop, never a chain of calls, and a whole pass of files with nothing to play (empty,
+/// or cut away by the window) ends the stream with `ending == .nothingToPlay` instead of looping forever.
+///
+/// A file that needs another decoder than the pipeline has cannot follow in the same pipeline: the chain ends the
+/// stream there and leaves `handoff` for the player to build a new one. Files that fail to open are reported through
+/// `takeFailures()` and skipped. The listener's skips and seeks go through `jump(to:fileTime:seeking:)`.
 public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
     public let order: PlayOrder
     public let settings: Settings
+    /// Opens one file into a feeder: `WAVFeeder(path:...)`; tests slow it down or watch which thread calls it.
+    private let openFeeder: @Sendable (_ path: String, _ settings: Settings, _ window: FeedWindow) throws -> WAVFeeder
     private let state = Mutex(State())
 
     /// How every file is fed.
@@ -52,38 +60,93 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
         public var warnings: [String]
     }
 
+    /// Why the chain has nothing more to feed.
+    public enum Ending: Sendable, Equatable {
+        /// The play order ran out.
+        case endOfList
+        /// A whole pass of the list had nothing to play: every file was empty, cut away by --start/--end, or failed.
+        case nothingToPlay
+        /// The file at this position needs a pipeline with another decoder (see `handoff`).
+        case handoff(Int)
+    }
+
+    /// A file passed over for having nothing to play.
+    public struct EmptyFile: Sendable, Equatable {
+        public var path: String
+        /// True when the file has audio but --start/--end leave none of it; false when it holds none.
+        public var cutAway: Bool
+    }
+
+    /// A file opened and ready to feed.
+    private struct Opened {
+        var feeder: WAVFeeder
+        var segment: Segment
+    }
+
+    /// What comes after the current file.
+    private enum Upcoming {
+        /// Being opened on the worker for this generation of `current`.
+        case opening(generation: Int)
+        case ready(Opened)
+        case none(Ending)
+    }
+
     private struct State {
         var current: WAVFeeder?
-        /// The current feeder has run out and what follows it was decided (need-data may come again meanwhile).
-        var currentFinished = false
+        /// Bumped each time `current` is replaced, so a worker's result for an older file is dropped.
+        var generation = 0
+        var upcoming: Upcoming = .none(.endOfList)
+        /// The appsrc that ran dry waiting for `upcoming`; the worker feeds it when the file is ready. Held only while
+        /// waiting (the appsrc holds the chain, so keeping it longer would keep both alive).
+        var starved: AppSource?
+        /// One thread feeds at a time; a need-data that arrives meanwhile asks it to go round once more.
+        var feeding = false
+        var feedAgain = false
+        var ending: Ending?
         var segments: [Segment] = []
         var failures: [String] = []
-        /// Set by `requestJump` and taken by the next seek: where that seek goes.
+        var lastEmpty: EmptyFile?
+        /// Set by `jump` and taken by the seek it makes: where that seek goes.
         var jump: (position: Int, fileTime: ClockTime?)?
-        /// The position that needs a pipeline with another decoder; the stream ended before it.
-        var handoff: Int?
         var caps: String?
         var chunkBytes = 0
     }
 
-    public init(order: PlayOrder, settings: Settings) {
+    public convenience init(order: PlayOrder, settings: Settings) {
+        self.init(order: order, settings: settings) { path, settings, window in
+            try WAVFeeder(
+                path: path, chunkMilliseconds: settings.chunkMilliseconds, buffers: settings.buffers, window: window)
+        }
+    }
+
+    init(
+        order: PlayOrder, settings: Settings,
+        openFeeder: @escaping @Sendable (String, Settings, FeedWindow) throws -> WAVFeeder
+    ) {
         self.order = order
         self.settings = settings
+        self.openFeeder = openFeeder
     }
 
     public var displayName: String { state.withLock { $0.current?.displayName ?? "" } }
 
-    /// Opens the first playable file at or after `position`; false when none is left. Failures are kept for
-    /// `takeFailures()`.
+    /// Opens the first playable file at or after `position`; false when none is left (see `ending`). Failures are
+    /// kept for `takeFailures()`. Call it before attaching, on the control thread.
     public func prepare(at position: Int) -> Bool {
-        guard let (feeder, segment) = open(from: position, streamStart: nil, fileTime: nil) else { return false }
-        state.withLock {
-            $0.current = feeder
-            $0.segments = [segment]
-            $0.caps = feeder.caps
-            $0.handoff = nil
+        switch findPlayable(from: position, streamStart: nil, fileTime: nil) {
+        case .found(let opened):
+            let generation = state.withLock { state in
+                state.segments = []
+                state.caps = opened.feeder.caps
+                state.ending = nil
+                return Self.install(opened, in: &state)
+            }
+            openNext(after: opened, generation: generation)
+            return true
+        case .none(let ending):
+            state.withLock { $0.ending = ending }
+            return false
         }
-        return true
     }
 
     /// The first file's decoder needs (the pipeline is built for them): `WAVFeeder.needsDecoder` and `decoder`.
@@ -98,8 +161,17 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
         }
     }
 
+    /// The last file passed over for having nothing to play (to name it when a one-file list has nothing).
+    public var lastEmptyFile: EmptyFile? { state.withLock { $0.lastEmpty } }
+
+    /// Why the chain stopped feeding, once it has (nil while it feeds).
+    public var ending: Ending? { state.withLock { $0.ending } }
+
     /// Where the stream ended for want of another decoder, if it did.
-    public var handoff: Int? { state.withLock { $0.handoff } }
+    public var handoff: Int? {
+        if case .handoff(let position)? = ending { return position }
+        return nil
+    }
 
     /// The segment playing at stream time `time` (the last one that started at or before it).
     public func segment(at time: ClockTime) -> Segment? {
@@ -109,9 +181,22 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
     }
 
     /// Makes the next seek land in file `position` at `fileTime` (nil: the --start point) instead of within the
-    /// current file. Follow it with a flushing seek; the seek's time becomes that file's stream start.
+    /// current file; the seek's time becomes that file's stream start. Prefer `jump(to:fileTime:seeking:)`, which
+    /// also forgets the request when the seek fails.
     public func requestJump(to position: Int, fileTime: ClockTime?) {
         state.withLock { $0.jump = (position, fileTime) }
+    }
+
+    /// Moves to file `position` at `fileTime` (nil: the --start point) with the flushing seek `seek` performs.
+    ///
+    /// The request lives only for the duration of `seek`: the appsrc takes it while seeking, and a seek that fails
+    /// (or never reaches the appsrc) leaves nothing behind for a later seek to find.
+    public func jump<E: Error>(
+        to position: Int, fileTime: ClockTime?, seeking seek: () throws(E) -> Void
+    ) throws(E) {
+        requestJump(to: position, fileTime: fileTime)
+        defer { state.withLock { $0.jump = nil } }
+        try seek()
     }
 
     // MARK: PlayableSource
@@ -120,7 +205,7 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
         guard let feeder = state.withLock({ $0.current }) else {
             throw GstError(kind: .stateChange, message: "nothing to play")
         }
-        try feeder.attach(to: appSource)
+        try feeder.configure(appSource, announcingDuration: false)
         state.withLock { $0.chunkBytes = feeder.chunkBytes }
         appSource.setDelegate(self)  // the chain, not the file, answers the appsrc from now on
     }
@@ -128,102 +213,194 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
     // MARK: AppSourceDelegate (streaming thread)
 
     public func appSourceNeedsData(_ appSource: AppSource, length: Int?) {
-        state.withLock { $0.current }?.appSourceNeedsData(appSource, length: length)
+        feed(appSource)
     }
 
     public func appSourceHasEnoughData(_ appSource: AppSource) {
         state.withLock { $0.current }?.appSourceHasEnoughData(appSource)
     }
 
+    /// A seek (on the thread that seeks, not a streaming thread): within the current file, or into the file a
+    /// `jump` asked for, opened here.
     public func appSource(_ appSource: AppSource, seekTo time: ClockTime) -> Bool {
         let (jump, current) = state.withLock { state in
             defer { state.jump = nil }
             return (state.jump, state.current)
         }
         guard let jump else { return current?.appSource(appSource, seekTo: time) ?? false }
-        guard let (feeder, segment) = open(from: jump.position, streamStart: time, fileTime: jump.fileTime),
-            switchTo(feeder, segment, appSource: appSource, resetSegments: true)
-        else {
-            appSource.endOfStream()
+        state.withLock {
+            $0.segments = []
+            $0.starved = nil
+            $0.ending = nil
+        }
+        switch findPlayable(from: jump.position, streamStart: time, fileTime: jump.fileTime) {
+        case .found(let opened):
+            if takeOver(opened, appSource: appSource) != .switched { endStream(appSource) }
+        case .none(let ending):
+            state.withLock { $0.ending = ending }
+            endStream(appSource)
+        }
+        return true
+    }
+
+    // MARK: Feeding
+
+    /// Feeds the current file and, as each file runs out, the next one that is ready: a loop, never a call chain.
+    /// Only one thread feeds at a time (the streaming thread, or the worker when the stream was starved).
+    private func feed(_ appSource: AppSource) {
+        let begins = state.withLock { state -> Bool in
+            if state.feeding {
+                state.feedAgain = true
+                return false
+            }
+            state.feeding = true
             return true
         }
-        return true
+        guard begins else { return }
+        while true {
+            feedUntilWaiting(appSource)
+            let again = state.withLock { state -> Bool in
+                defer { state.feedAgain = false }
+                if !state.feedAgain { state.feeding = false }
+                return state.feedAgain
+            }
+            if !again { return }
+        }
     }
 
-    /// Called by the current feeder after its last unit: the next file continues at the stream time it ended.
-    private func continueAfter(_ finished: WAVFeeder, position: Int, appSource: AppSource) {
-        let next = settings.repeatEachFile ? position : position + 1
-        guard let (feeder, segment) = open(from: next, streamStart: finished.endTime, fileTime: nil),
-            switchTo(feeder, segment, appSource: appSource, resetSegments: false)
-        else {
-            appSource.endOfStream()
-            return
+    private func feedUntilWaiting(_ appSource: AppSource) {
+        while let (feeder, generation) = state.withLock({ state in
+            state.ending == nil ? state.current.map { ($0, state.generation) } : nil
+        }) {
+            guard feeder.feed(appSource) == .finished else { return }
+            let upcoming = state.withLock { state -> Upcoming? in
+                guard state.generation == generation else { return nil }  // a seek replaced the file meanwhile
+                if case .opening = state.upcoming { state.starved = appSource }
+                return state.upcoming
+            }
+            switch upcoming {
+            case nil, .opening?:
+                return  // after a seek the appsrc asks again; a file being opened is fed by the worker
+            case .ready(let opened)?:
+                switch takeOver(opened, appSource: appSource, after: generation) {
+                case .switched: continue
+                case .superseded: return
+                case .needsAnotherDecoder:
+                    endStream(appSource)
+                    return
+                }
+            case .none(let ending)?:
+                state.withLock { $0.ending = ending }
+                endStream(appSource)
+                return
+            }
         }
-        feeder.appSourceNeedsData(appSource, length: nil)
     }
 
-    /// Makes `feeder` the current one, changing caps or queue size as needed; false when it needs another decoder.
-    private func switchTo(_ feeder: WAVFeeder, _ segment: Segment, appSource: AppSource, resetSegments: Bool) -> Bool {
-        let (oldCaps, oldChunk) = state.withLock { ($0.caps, $0.chunkBytes) }
-        let compatible =
-            oldCaps == feeder.caps || (!feeder.needsDecoder && !(oldCaps.map(Self.isCompressed) ?? false))
-        guard compatible, let caps = feeder.caps else {
-            state.withLock { $0.handoff = segment.position }
-            return false
-        }
-        if caps != oldCaps { try? appSource.setCaps(caps) }
-        if feeder.chunkBytes > oldChunk { appSource.setMaxBytes(feeder.chunkBytes * feeder.buffers) }
-        state.withLock { state in
-            state.current = feeder
-            state.currentFinished = false
+    private enum TakeOver { case switched, superseded, needsAnotherDecoder }
+
+    /// Makes `opened` the current file in the running stream, changing caps or queue size as needed. With `after`,
+    /// only while that generation is still current (a seek on another thread may have replaced it meanwhile); the
+    /// check and the switch happen under one lock, so the appsrc never gets one file's caps with another's data.
+    private func takeOver(_ opened: Opened, appSource: AppSource, after generation: Int? = nil) -> TakeOver {
+        let feeder = opened.feeder
+        let outcome = state.withLock { state -> (TakeOver, generation: Int) in
+            if let generation, state.generation != generation { return (.superseded, 0) }
+            let compatible =
+                state.caps == feeder.caps || (!feeder.needsDecoder && !(state.caps.map(Self.isCompressed) ?? false))
+            guard compatible, let caps = feeder.caps else {
+                state.ending = .handoff(opened.segment.position)
+                return (.needsAnotherDecoder, 0)
+            }
+            // Neither call reaches back into the callbacks, so they are safe under the lock.
+            if caps != state.caps { try? appSource.setCaps(caps) }
+            if feeder.chunkBytes > state.chunkBytes { appSource.setMaxBytes(feeder.chunkBytes * feeder.buffers) }
             state.caps = caps
-            state.chunkBytes = max(oldChunk, feeder.chunkBytes)
-            if resetSegments { state.segments = [] }
-            state.segments.append(segment)
-            if state.segments.count > 64 { state.segments.removeFirst(state.segments.count - 64) }
+            state.chunkBytes = max(state.chunkBytes, feeder.chunkBytes)
+            return (.switched, Self.install(opened, in: &state))
         }
-        return true
+        if outcome.0 == .switched { openNext(after: opened, generation: outcome.generation) }
+        return outcome.0
     }
 
     private static func isCompressed(_ caps: String) -> Bool { !caps.hasPrefix("audio/x-raw") }
 
-    /// Opens the first file at or after `position` that can play; nil when the order has none left.
-    private func open(from position: Int, streamStart: ClockTime?, fileTime: ClockTime?) -> (WAVFeeder, Segment)? {
-        var position = position
-        var attempts = 0
-        while let path = order.path(at: position), attempts < max(order.count, 1) {
-            attempts += 1
-            let next = position
-            let window = FeedWindow(
-                start: fileTime ?? settings.start, end: settings.end, streamStart: streamStart,
-                onEnd: { [weak self] appSource in self?.continueAfterCurrent(position: next, appSource: appSource) })
-            do {
-                let feeder = try WAVFeeder(
-                    path: path, chunkMilliseconds: settings.chunkMilliseconds, buffers: settings.buffers, window: window
-                )
-                if feeder.units.isEmpty && settings.repeatEachFile {
-                    throw WAVError(.missingData, "nothing to play between --start and --end")
-                }
-                let segment = Segment(
-                    position: position, path: path, streamStart: streamStart ?? feeder.startTime,
-                    fileStart: ClockTime(nanoseconds: feeder.fileTime(ofStream: feeder.startTime)),
-                    duration: feeder.endOfFile, warnings: feeder.file.warnings)
-                return (feeder, segment)
-            } catch {
-                state.withLock { $0.failures.append("\(path): \(error)") }
-                position += 1
-            }
-        }
-        return nil
+    private func endStream(_ appSource: AppSource) {
+        state.withLock { $0.starved = nil }
+        appSource.endOfStream()
     }
 
-    private func continueAfterCurrent(position: Int, appSource: AppSource) {
-        let finished = state.withLock { state -> WAVFeeder? in
-            guard let current = state.current, !state.currentFinished else { return nil }
-            state.currentFinished = true
-            return current
+    // MARK: Opening files
+
+    /// Makes `opened` the current file; returns its generation.
+    private static func install(_ opened: Opened, in state: inout State) -> Int {
+        state.current = opened.feeder
+        state.generation += 1
+        state.upcoming = .opening(generation: state.generation)
+        state.segments.append(opened.segment)
+        if state.segments.count > 64 { state.segments.removeFirst(state.segments.count - 64) }
+        return state.generation
+    }
+
+    /// Starts opening the file after `opened` (the same one with --loop-file) on a worker thread.
+    private func openNext(after opened: Opened, generation: Int) {
+        let position = settings.repeatEachFile ? opened.segment.position : opened.segment.position + 1
+        let streamStart = opened.feeder.endTime
+        DispatchQueue.global(qos: .userInitiated).async {
+            let found = self.findPlayable(from: position, streamStart: streamStart, fileTime: nil)
+            self.offer(found, generation: generation)
         }
-        guard let finished else { return }  // already continued (or ended) after this file
-        continueAfter(finished, position: position, appSource: appSource)
+    }
+
+    /// The worker's result: kept for the file it was opened after, and fed at once if the stream ran dry waiting.
+    private func offer(_ found: Found, generation: Int) {
+        let starved = state.withLock { state -> AppSource? in
+            guard state.generation == generation else { return nil }  // the listener moved on meanwhile
+            switch found {
+            case .found(let opened): state.upcoming = .ready(opened)
+            case .none(let ending): state.upcoming = .none(ending)
+            }
+            defer { state.starved = nil }
+            return state.starved
+        }
+        if let starved { feed(starved) }
+    }
+
+    private enum Found {
+        case found(Opened)
+        case none(Ending)
+    }
+
+    /// Opens the first file at or after `position` that has something to play. Gives up after a whole pass of the
+    /// list without one, so an endless loop over empty files ends instead of spinning. The answer is
+    /// `.nothingToPlay` when files were skipped for being empty and none played before; files that failed to open
+    /// are in `failures` either way.
+    private func findPlayable(from position: Int, streamStart: ClockTime?, fileTime: ClockTime?) -> Found {
+        var position = position
+        var skippedEmpty = false
+        for _ in 0..<max(order.count, 1) {
+            guard let path = order.path(at: position) else { break }
+            let window = FeedWindow(start: fileTime ?? settings.start, end: settings.end, streamStart: streamStart)
+            do {
+                let feeder = try openFeeder(path, settings, window)
+                if !feeder.units.isEmpty {
+                    let segment = Segment(
+                        position: position, path: path, streamStart: streamStart ?? feeder.startTime,
+                        fileStart: ClockTime(nanoseconds: feeder.fileTime(ofStream: feeder.startTime)),
+                        duration: feeder.endOfFile, warnings: feeder.file.warnings)
+                    return .found(Opened(feeder: feeder, segment: segment))
+                }
+                skippedEmpty = true
+                let empty = EmptyFile(path: path, cutAway: feeder.file.frameCount > 0)
+                state.withLock { $0.lastEmpty = empty }
+            } catch {
+                state.withLock { $0.failures.append("\(path): \(error)") }
+            }
+            // --loop-file repeats a file only while it plays; one with nothing to play gives way to the next.
+            position += 1
+        }
+        let playedBefore = state.withLock { $0.current != nil }
+        let wholePass = order.path(at: position) != nil
+        return .none(skippedEmpty && (wholePass || !playedBefore) ? .nothingToPlay : .endOfList)
     }
 }

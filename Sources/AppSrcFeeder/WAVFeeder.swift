@@ -42,8 +42,6 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     private struct Progress {
         /// The next unit (frame, block or byte) to push.
         var nextFrame: Int64 = 0
-        /// End of stream was signalled for the current segment.
-        var ended = false
         /// The appsrc reported its queue full: stop pushing until the next need-data.
         var full = false
         /// The file's tags have gone out (once, before the first buffer).
@@ -168,48 +166,24 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     // MARK: PlayableSource
 
     public func attach(to appSource: AppSource) throws(GstError) {
+        try configure(appSource, announcingDuration: file.frameCount > 0)
+        appSource.setDelegate(self)
+    }
+
+    /// Sets the appsrc's caps, queue and (when `announcingDuration`) the stream's length, for this file's chunks.
+    func configure(_ appSource: AppSource, announcingDuration: Bool) throws(GstError) {
         guard let caps else {
             throw GstError(kind: .invalidValue, message: "no GStreamer caps for \(file.format.formatName)")
         }
-        let frames = file.frameCount
         try appSource.configure(
             caps: caps, streamType: .seekable, maxBytes: chunkBytes * buffers,
-            refillPercent: 100 - 100 / buffers,
-            duration: frames > 0 && window.onEnd == nil ? endTime : nil)
-        appSource.setDelegate(self)
+            refillPercent: 100 - 100 / buffers, duration: announcingDuration ? endTime : nil)
     }
 
     // MARK: AppSourceDelegate (streaming thread)
 
     public func appSourceNeedsData(_ appSource: AppSource, length: Int?) {
-        let sendTags = progress.withLock { state in
-            state.full = false
-            defer { state.tagsSent = true }
-            return !state.tagsSent
-        }
-        if sendTags {
-            // From the streaming thread, before the first buffer: appsrc pushes the event ahead of it. (Sent before
-            // the pipeline starts, the event would be dropped by the flushing seek a seekable appsrc does at start.)
-            let tags = file.metadata.gstreamerTags
-            if !tags.isEmpty { appSource.pushTags(tags.map { Message.Tag(name: $0.name, value: $0.value) }) }
-        }
-        var chunkUnits = chunkUnitsInUse.load(ordering: .relaxed)
-        if chunkUnits == 0 {
-            chunkUnits = plan.chunkUnits
-            if let larger = unsynchronizedChunkUnits, !appSource.pipelineSynchronizesToClock {
-                chunkUnits = larger
-                appSource.setMaxBytes(Int(larger) * pushedFrameBytes)
-            }
-            chunkUnitsInUse.store(chunkUnits, ordering: .relaxed)
-        }
-        for _ in 0..<buffers {
-            guard let frames = claimNextChunk(units: chunkUnits) else {
-                finish(appSource)
-                return
-            }
-            guard pushChunk(frames, to: appSource) else { return }
-            if progress.withLock({ $0.full }) { return }
-        }
+        if feed(appSource) == .finished { appSource.endOfStream() }
     }
 
     public func appSourceHasEnoughData(_ appSource: AppSource) {
@@ -224,28 +198,71 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
         return true
     }
 
-    /// After the last unit: the window's continuation (another file, gaplessly), or end of stream.
-    private func finish(_ appSource: AppSource) {
-        if let onEnd = window.onEnd { onEnd(appSource) } else { appSource.endOfStream() }
+    // MARK: Feeding
+
+    /// What one call of `feed` left behind.
+    enum FeedOutcome: Equatable {
+        /// Stopped pushing for now (the queue is full, the appsrc is flushing, or a read failed and was posted):
+        /// the next need-data continues.
+        case waiting
+        /// Every unit of the window has been pushed; what follows (end of stream, another file) is the caller's.
+        case finished
     }
 
-    /// Takes the next chunk's frame range (`units` long at most), or nil (once) when the stream should end.
+    /// Pushes up to `buffers` chunks, stopping early when the queue is full. Never blocks on the pipeline.
+    func feed(_ appSource: AppSource) -> FeedOutcome {
+        let sendTags = progress.withLock { state in
+            state.full = false
+            defer { state.tagsSent = true }
+            return !state.tagsSent
+        }
+        if sendTags {
+            // From the streaming thread, before the first buffer: appsrc pushes the event ahead of it. (Sent before
+            // the pipeline starts, the event would be dropped by the flushing seek a seekable appsrc does at start.)
+            let tags = file.metadata.gstreamerTags
+            if !tags.isEmpty { appSource.pushTags(tags.map { Message.Tag(name: $0.name, value: $0.value) }) }
+        }
+        let chunkUnits = chunkUnits(for: appSource)
+        for _ in 0..<buffers {
+            guard let frames = claimNextChunk(units: chunkUnits) else { return .finished }
+            switch pushChunk(frames, to: appSource) {
+            case .pushed: if progress.withLock({ $0.full }) { return .waiting }
+            case .stopped: return .waiting
+            case .fileEnded: return .finished
+            }
+        }
+        return .waiting
+    }
+
+    /// Units per chunk as fed: decided at the first need-data, when the pipeline's sinks are known.
+    private func chunkUnits(for appSource: AppSource) -> Int64 {
+        var chunkUnits = chunkUnitsInUse.load(ordering: .relaxed)
+        if chunkUnits == 0 {
+            chunkUnits = plan.chunkUnits
+            if let larger = unsynchronizedChunkUnits, !appSource.pipelineSynchronizesToClock {
+                chunkUnits = larger
+                appSource.setMaxBytes(Int(larger) * pushedFrameBytes)
+            }
+            chunkUnitsInUse.store(chunkUnits, ordering: .relaxed)
+        }
+        return chunkUnits
+    }
+
+    /// Takes the next chunk's unit range (`units` long at most), or nil when every unit has been claimed.
     private func claimNextChunk(units chunkUnits: Int64) -> Range<Int64>? {
         let end = units.upperBound
         return progress.withLock { state in
-            guard state.nextFrame < end else {
-                if state.ended { return nil }
-                state.ended = true
-                return nil
-            }
+            guard state.nextFrame < end else { return nil }
             let start = state.nextFrame
             state.nextFrame = min(start + chunkUnits, end)
             return start..<state.nextFrame
         }
     }
 
-    /// Reads `frames` into a new buffer and pushes it. Returns false when feeding should stop for now.
-    private func pushChunk(_ frames: Range<Int64>, to appSource: AppSource) -> Bool {
+    private enum PushOutcome { case pushed, stopped, fileEnded }
+
+    /// Reads `frames` into a new buffer and pushes it.
+    private func pushChunk(_ frames: Range<Int64>, to appSource: AppSource) -> PushOutcome {
         let frameBytes = pushedFrameBytes
         let offset = file.dataOffset + frames.lowerBound * Int64(plan.unitBytes)
         do {
@@ -264,17 +281,13 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
             }
             if delivered.count < frames.count {
                 // The file shrank while playing: what was there has been pushed; end here.
-                progress.withLock {
-                    $0.nextFrame = plan.totalUnits
-                    $0.ended = true
-                }
-                finish(appSource)
-                return false
+                progress.withLock { $0.nextFrame = plan.totalUnits }
+                return .fileEnded
             }
-            return result == .ok
+            return result == .ok ? .pushed : .stopped
         } catch {
             appSource.postError("\(displayName): \(error.description)")
-            return false
+            return .stopped
         }
     }
 
@@ -297,7 +310,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     }
 }
 
-/// Which part of a file a feeder feeds, where it sits in the stream, and what comes after it.
+/// Which part of a file a feeder feeds, and where it sits in the stream.
 public struct FeedWindow: Sendable {
     /// Start and end within the file (--start / --end); nil = the file's start / end.
     public var start: ClockTime?
@@ -305,18 +318,11 @@ public struct FeedWindow: Sendable {
     /// The stream time of the first unit fed; nil = the file's own time (0 at its start). Files played one after
     /// another continue the stream's time instead of starting again at 0.
     public var streamStart: ClockTime?
-    /// Called on the streaming thread after the last unit instead of ending the stream, so that another file can
-    /// continue in the same appsrc (gapless playback).
-    public var onEnd: (@Sendable (AppSource) -> Void)?
 
-    public init(
-        start: ClockTime? = nil, end: ClockTime? = nil, streamStart: ClockTime? = nil,
-        onEnd: (@Sendable (AppSource) -> Void)? = nil
-    ) {
+    public init(start: ClockTime? = nil, end: ClockTime? = nil, streamStart: ClockTime? = nil) {
         self.start = start
         self.end = end
         self.streamStart = streamStart
-        self.onEnd = onEnd
     }
 
     /// The whole units between `start` and `end` (the unit holding `start` on; units up to `end`).

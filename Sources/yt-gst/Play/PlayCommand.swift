@@ -132,6 +132,11 @@ struct PlayCommand {
         let session = PlaybackSession(
             command: self, files: files, launch: launch, properties: resolved.properties, keyboard: keyboard,
             statusLine: showsStatusLine)
+        // The files' own errors come first; the pipeline and the output matter only when something can play.
+        guard session.openFirstFile() else {
+            keyboard?.restore()
+            return .failure
+        }
         do {
             // Once before any file, so a bad string is one error, not one per file; the first play reuses it.
             try session.prepare()
@@ -141,7 +146,8 @@ struct PlayCommand {
             Terminal.error("yt-gst: \(problem.message)")
             return problem.code
         }
-        if launch.contains("autoaudiosink") && Gst.audioOutputs().isEmpty {
+        if Launch.elements(in: launch).contains(where: { $0.factory == "autoaudiosink" }) && Gst.audioOutputs().isEmpty
+        {
             keyboard?.restore()
             Terminal.error(
                 "yt-gst: no audio output available (no PulseAudio server or sound card found); "
@@ -153,8 +159,9 @@ struct PlayCommand {
 
     /// What to say, and the exit code, when the pipeline does not build.
     static func problem(_ error: GstError, launch: String) -> (message: String, code: ExitCode) {
+        let hasSource = Launch.elements(in: launch).contains { $0.factory == "appsrc" && $0.value(of: "name") == "src" }
         switch error.kind {
-        case .notFound where error.message.contains("appsrc"):
+        case .notFound where !hasSource:
             return ("the pipeline must contain an element \"appsrc name=src\": \(launch)", .usage)
         case .notFound, .invalidValue: return ("bad pipeline: \(error.message)", .usage)
         case .missingElement: return (MissingPlugin.describe(error), .failure)

@@ -30,6 +30,8 @@ final class PlaybackSession {
     private var anyFailed = false
     /// The play position whose file the status shows; its start is announced once.
     private var shownPosition: Int?
+    /// The chain `openFirstFile()` opened, taken by the first pipeline.
+    private var firstChain: GaplessChain?
 
     /// How one pipeline's run ended.
     private enum Outcome: Equatable {
@@ -70,31 +72,55 @@ final class PlaybackSession {
         }
     }
 
+    /// Opens the first playable file, reporting the files that fail on the way; false (and said why) when the list
+    /// has nothing to play. Run before anything about the output is decided, so a file's own error comes first.
+    func openFirstFile() -> Bool {
+        let chain = makeChain()
+        let prepared = chain.prepare(at: 0)
+        reportFailures(of: chain)
+        if prepared { firstChain = chain } else { reportNothingToPlay(chain) }
+        return prepared
+    }
+
     func run() -> ExitCode {
         defer {
             statusLine.clear()
             keyboard?.restore()
             player.stop()
         }
-        let settings = GaplessChain.Settings(
-            chunkMilliseconds: command.chunkMilliseconds, buffers: command.buffers,
-            start: command.start.map { ClockTime(seconds: $0) }, end: command.end.map { ClockTime(seconds: $0) },
-            repeatEachFile: command.loopFile)
         var position = 0
+        /// Pipelines in a row that failed: a whole list's worth means every file fails, so stop instead of cycling.
+        var failuresInARow = 0
         while true {
             if let signal = Interrupts.pending { return signal == SIGTERM ? .terminated : .interrupted }
-            let chain = GaplessChain(order: order, settings: settings)
-            let prepared = chain.prepare(at: position)
-            reportFailures(of: chain)
-            guard prepared else { break }
+            let chain: GaplessChain
+            if let first = firstChain {
+                chain = first
+                firstChain = nil
+            } else {
+                chain = makeChain()
+                let prepared = chain.prepare(at: position)
+                reportFailures(of: chain)
+                guard prepared else {
+                    reportNothingToPlay(chain)
+                    break
+                }
+            }
             let outcome = play(chain)
             reportFailures(of: chain)
             switch outcome {
             case .ended:
+                if chain.ending == .nothingToPlay {
+                    reportNothingToPlay(chain)
+                    return .failure
+                }
                 guard let handoff = chain.handoff else { return anyFailed ? .failure : .success }
                 position = handoff
+                failuresInARow = 0
             case .failed(let failed):
                 anyFailed = true
+                failuresInARow += 1
+                if failuresInARow >= max(order.count, 1) { return .failure }
                 position = failed + 1
             case .quit:
                 return anyFailed ? .failure : .success
@@ -103,6 +129,26 @@ final class PlaybackSession {
             }
         }
         return anyFailed ? .failure : .success
+    }
+
+    private func makeChain() -> GaplessChain {
+        GaplessChain(
+            order: order,
+            settings: GaplessChain.Settings(
+                chunkMilliseconds: command.chunkMilliseconds, buffers: command.buffers,
+                start: command.start.map { ClockTime(seconds: $0) }, end: command.end.map { ClockTime(seconds: $0) },
+                repeatEachFile: command.loopFile))
+    }
+
+    private func reportNothingToPlay(_ chain: GaplessChain) {
+        anyFailed = true
+        guard chain.ending == .nothingToPlay else { return }  // files that failed have said so already
+        if order.count == 1, let empty = chain.lastEmptyFile {
+            let why = empty.cutAway ? "--start/--end leave none of its audio" : "it holds no audio"
+            report("yt-gst: \(empty.path): nothing to play (\(why))")
+        } else {
+            report("yt-gst: nothing to play in the list (every file is empty or cut away by --start/--end)")
+        }
     }
 
     // MARK: One pipeline
@@ -268,7 +314,7 @@ final class PlaybackSession {
 
     /// Moves to `fileTime` in the playing file (within the A-B loop while there is one), keeping the rate.
     ///
-    /// Every seek reopens the file there through the chain (`requestJump`), so the stream time of the seek
+    /// Every seek reopens the file there through the chain (`jump`), so the stream time of the seek
     /// simply becomes the file's new start: stream time = file time after a seek.
     private func seek(
         _ chain: GaplessChain, _ segment: GaplessChain.Segment, to fileTime: ClockTime, flush: Bool = true
@@ -281,17 +327,17 @@ final class PlaybackSession {
             target = max(a, min(target, b))
             stop = b
         }
-        chain.requestJump(to: segment.position, fileTime: target)
         let options: Pipeline.SeekOptions =
             stop == nil ? [.flush, .accurate] : flush ? [.flush, .accurate, .segment] : [.accurate, .segment]
-        try player.seek(to: target, stop: stop, rate: rate, options: options)
+        try chain.jump(to: segment.position, fileTime: target) { () throws(GstError) in
+            try player.seek(to: target, stop: stop, rate: rate, options: options)
+        }
     }
 
     /// Starts play position `position` (next / previous file) at once; false past the end of the list.
     private func jump(_ chain: GaplessChain, to position: Int) throws(GstError) -> Bool {
         guard order.index(at: position) != nil else { return false }
-        chain.requestJump(to: position, fileTime: nil)
-        try player.seek(to: .zero, rate: rate)
+        try chain.jump(to: position, fileTime: nil) { () throws(GstError) in try player.seek(to: .zero, rate: rate) }
         return true
     }
 

@@ -1,0 +1,165 @@
+import Foundation
+import GstPlayer
+import Synchronization
+import TestSupport
+import Testing
+
+// yt-gst — the gapless chain's hard cases: files opened off the streaming thread, a slow disk at a join, a jump whose
+// seek failed, and lists with nothing to play.
+@testable import AppSrcFeeder
+
+@Suite(.serialized) struct GaplessChainTests {
+    init() { Gst.initialize() }
+
+    /// Three short tones of different pitch, so each file's samples are its own.
+    static func writeFiles(in dir: URL, frames: Int = 4_410) throws -> (paths: [String], waves: [SyntheticWAV]) {
+        let waves = [440.0, 660.0, 880.0].map { SyntheticWAV.tone(frequency: $0, frames: frames) }
+        let paths = try waves.enumerated().map { try $1.write(to: dir.appendingPathComponent("f\($0).wav")) }
+        return (paths, waves)
+    }
+
+    /// The name the kernel knows the calling thread by (GStreamer names its streaming threads "element:pad").
+    static func threadName() -> String {
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return comm.trimmingCharacters(in: .newlines)
+    }
+
+    /// Opens files as the chain would, noting on which thread, and taking `delay` for the files after the first.
+    final class RecordingOpener: Sendable {
+        let threads = Mutex<[String]>([])
+        let delay: Duration
+        init(delay: Duration = .zero) { self.delay = delay }
+
+        func open(_ path: String, _ settings: GaplessChain.Settings, _ window: FeedWindow) throws -> WAVFeeder {
+            let isFirst = threads.withLock { threads in
+                threads.append(GaplessChainTests.threadName())
+                return threads.count == 1
+            }
+            if !isFirst && delay > .zero { usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000)) }
+            return try WAVFeeder(
+                path: path, chunkMilliseconds: settings.chunkMilliseconds, buffers: settings.buffers, window: window)
+        }
+    }
+
+    @Test func theNextFileIsOpenedOffTheStreamingThread() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let (paths, waves) = try Self.writeFiles(in: dir)
+        let opener = RecordingOpener()
+        let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 20)) {
+            try opener.open($0, $1, $2)
+        }
+        #expect(chain.prepare(at: 0))
+        let collected = try Harness.collect(chain, launch: "appsrc name=src ! appsink name=sink sync=false")
+        let complete = collected.bytes == waves.flatMap(\.samples)
+        #expect(complete, "not every sample of the three files arrived in order")
+        let threads = opener.threads.withLock { $0 }
+        // The first on the test's thread, then one opening per following file (the last finds the list's end).
+        #expect(threads.count == 3)
+        #expect(threads.allSatisfy { !$0.hasPrefix("src:") }, "opened on a streaming thread: \(threads)")
+    }
+
+    @Test func aSlowDiskAtAJoinDelaysButLosesNothing() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let (paths, waves) = try Self.writeFiles(in: dir)
+        // The first file is fed long before the second opens: the stream runs dry, and the worker feeds it on.
+        let opener = RecordingOpener(delay: .milliseconds(300))
+        let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 20)) {
+            try opener.open($0, $1, $2)
+        }
+        #expect(chain.prepare(at: 0))
+        let collected = try Harness.collect(chain, launch: "appsrc name=src ! appsink name=sink sync=false")
+        let complete = collected.bytes == waves.flatMap(\.samples)
+        #expect(complete, "not every sample of the three files arrived in order")
+        // Timestamps continue across the joins: 20 ms chunks, each starting where the one before ended.
+        let expected = (0..<collected.timestamps.count).map { ClockTime(frames: Int64($0 * 882), rate: 44_100) }
+        #expect(collected.timestamps == expected.map { Optional($0) })
+        #expect(chain.ending == .endOfList)
+    }
+
+    @Test(arguments: [false, true])
+    func aListOfEmptyFilesEndsInsteadOfLooping(repeatEachFile: Bool) throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let empty = try SyntheticWAV.tone(frames: 0).write(to: dir.appendingPathComponent("empty.wav"))
+        let chain = GaplessChain(
+            order: PlayOrder(files: [empty, empty], passes: nil), settings: .init(repeatEachFile: repeatEachFile))
+        #expect(!chain.prepare(at: 0))
+        #expect(chain.ending == .nothingToPlay)
+        #expect(chain.takeFailures().isEmpty)
+    }
+
+    @Test func aWindowPastTheEndOfEveryFileIsNothingToPlay() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let (paths, _) = try Self.writeFiles(in: dir)
+        let chain = GaplessChain(
+            order: PlayOrder(files: paths, passes: nil), settings: .init(start: ClockTime(seconds: 99)))
+        #expect(!chain.prepare(at: 0))
+        #expect(chain.ending == .nothingToPlay)
+    }
+
+    @Test func emptyFilesInAListArePassedOver() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let (paths, waves) = try Self.writeFiles(in: dir)
+        let empty = try SyntheticWAV.tone(frames: 0).write(to: dir.appendingPathComponent("empty.wav"))
+        let chain = GaplessChain(
+            order: PlayOrder(files: [empty, paths[0], empty, paths[1]], passes: 2), settings: .init())
+        #expect(chain.prepare(at: 0))
+        let collected = try Harness.collect(chain, launch: "appsrc name=src ! appsink name=sink sync=false")
+        let pass = waves[0].samples + waves[1].samples
+        let complete = collected.bytes == pass + pass
+        #expect(complete, "the playable files' samples, twice, are not what arrived")
+        #expect(chain.ending == .endOfList)
+    }
+
+    struct SeekRefused: Error {}
+
+    @Test func aJumpWhoseSeekFailedLeavesNothingBehind() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let (paths, waves) = try Self.writeFiles(in: dir, frames: 44_100 * 2)
+        let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 100))
+        #expect(chain.prepare(at: 0))
+        // The appsink holds two buffers, so the stream waits for the test and a seek lands mid-file.
+        let player = Player(launch: "appsrc name=src ! appsink name=sink sync=false max-buffers=2")
+        defer { player.stop() }
+        try player.play(chain)
+        let sink = try #require(player.pipeline).appSink(named: "sink")
+        #expect(sink.pull(timeout: .seconds(5)) != nil)
+
+        #expect(throws: SeekRefused.self) {
+            try chain.jump(to: 2, fileTime: nil) { () throws(SeekRefused) in throw SeekRefused() }
+        }
+        // A plain seek afterwards stays in the first file: its samples at 1 s, not the third file's.
+        try player.seek(to: ClockTime(seconds: 1))
+        let after = try #require(sink.pull(timeout: .seconds(5)))
+        let frameBytes = waves[0].blockAlign
+        let expected = Array(waves[0].samples[(44_100 * frameBytes)..<(44_100 * frameBytes + after.bytes.count)])
+        #expect(after.pts == ClockTime(seconds: 1))
+        let inFirstFile = after.bytes == expected
+        #expect(inFirstFile, "the samples after the seek are not the first file's at 1 s")
+        #expect(chain.segment(at: ClockTime(seconds: 1))?.position == 0)
+    }
+
+    @Test func aJumpLandsOnTheFileAskedFor() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let (paths, waves) = try Self.writeFiles(in: dir, frames: 44_100 * 2)
+        let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 100))
+        #expect(chain.prepare(at: 0))
+        let player = Player(launch: "appsrc name=src ! appsink name=sink sync=false max-buffers=2")
+        defer { player.stop() }
+        try player.play(chain)
+        let sink = try #require(player.pipeline).appSink(named: "sink")
+        #expect(sink.pull(timeout: .seconds(5)) != nil)
+        try chain.jump(to: 2, fileTime: ClockTime(seconds: 0.5)) { () throws(GstError) in try player.seek(to: .zero) }
+        let after = try #require(sink.pull(timeout: .seconds(5)))
+        let start = 22_050 * waves[2].blockAlign
+        let inThirdFile = after.bytes == Array(waves[2].samples[start..<(start + after.bytes.count)])
+        #expect(inThirdFile, "the samples after the jump are not the third file's at 0.5 s")
+        #expect(chain.segment(at: .zero)?.position == 2)
+    }
+}
