@@ -15,11 +15,13 @@ import Synchronization
 /// A file that needs another decoder than the pipeline has cannot follow in the same pipeline: the chain ends the
 /// stream there and leaves `handoff` for the player to build a new one. Files that fail to open are reported through
 /// `takeFailures()` and skipped. The listener's skips and seeks go through `jump(to:fileTime:seeking:)`.
-public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
+public final class GaplessChain: PlayableSource, Sendable {
     public let order: PlayOrder
     public let settings: Settings
     /// Opens one file into a feeder: `WAVFeeder(path:...)`; tests slow it down or watch which thread calls it.
     private let openFeeder: @Sendable (_ path: String, _ settings: Settings, _ window: FeedWindow) throws -> WAVFeeder
+    /// Runs the opening of the next file off the streaming thread: a global queue; tests run it by hand.
+    private let openAhead: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
     private let state = Mutex(State())
 
     /// How every file is fed.
@@ -98,7 +100,7 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
         var upcoming: Upcoming = .none(.endOfList)
         /// The appsrc that ran dry waiting for `upcoming`; the worker feeds it when the file is ready. Held only while
         /// waiting (the appsrc holds the chain, so keeping it longer would keep both alive).
-        var starved: AppSource?
+        var starved: (any AppSourceProtocol)?
         /// One thread feeds at a time; a need-data that arrives meanwhile asks it to go round once more.
         var feeding = false
         var feedAgain = false
@@ -121,10 +123,14 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
 
     init(
         order: PlayOrder, settings: Settings,
+        openAhead: @escaping @Sendable (_ work: @escaping @Sendable () -> Void) -> Void = {
+            DispatchQueue.global(qos: .userInitiated).async(execute: $0)
+        },
         openFeeder: @escaping @Sendable (String, Settings, FeedWindow) throws -> WAVFeeder
     ) {
         self.order = order
         self.settings = settings
+        self.openAhead = openAhead
         self.openFeeder = openFeeder
     }
 
@@ -201,33 +207,28 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
 
     // MARK: PlayableSource
 
-    public func attach(to appSource: AppSource) throws(GstError) {
+    /// Configures the appsrc for the first file and installs the chain's callbacks.
+    public func attach(to appSource: any AppSourceProtocol) throws(GstError) {
         guard let feeder = state.withLock({ $0.current }) else {
             throw GstError(kind: .stateChange, message: "nothing to play")
         }
         try feeder.configure(appSource, announcingDuration: false)
         state.withLock { $0.chunkBytes = feeder.chunkBytes }
-        appSource.setDelegate(self)  // the chain, not the file, answers the appsrc from now on
-    }
-
-    // MARK: AppSourceDelegate (streaming thread)
-
-    public func appSourceNeedsData(_ appSource: AppSource, length: Int?) {
-        feed(appSource)
-    }
-
-    public func appSourceHasEnoughData(_ appSource: AppSource) {
-        state.withLock { $0.current }?.appSourceHasEnoughData(appSource)
+        appSource.setCallbacks(
+            AppSourceCallbacks(
+                needData: { [self] source, _ in feed(source) },
+                enoughData: { [self] _ in state.withLock { $0.current }?.queueIsFull() },
+                seekData: { [self] source, time in seek(source, to: time) }))
     }
 
     /// A seek (on the thread that seeks, not a streaming thread): within the current file, or into the file a
     /// `jump` asked for, opened here.
-    public func appSource(_ appSource: AppSource, seekTo time: ClockTime) -> Bool {
+    private func seek(_ appSource: any AppSourceProtocol, to time: ClockTime) -> Bool {
         let (jump, current) = state.withLock { state in
             defer { state.jump = nil }
             return (state.jump, state.current)
         }
-        guard let jump else { return current?.appSource(appSource, seekTo: time) ?? false }
+        guard let jump else { return current?.seek(to: time) ?? false }
         state.withLock {
             $0.segments = []
             $0.starved = nil
@@ -247,7 +248,7 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
 
     /// Feeds the current file and, as each file runs out, the next one that is ready: a loop, never a call chain.
     /// Only one thread feeds at a time (the streaming thread, or the worker when the stream was starved).
-    private func feed(_ appSource: AppSource) {
+    private func feed(_ appSource: any AppSourceProtocol) {
         let begins = state.withLock { state -> Bool in
             if state.feeding {
                 state.feedAgain = true
@@ -268,7 +269,7 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
         }
     }
 
-    private func feedUntilWaiting(_ appSource: AppSource) {
+    private func feedUntilWaiting(_ appSource: any AppSourceProtocol) {
         while let (feeder, generation) = state.withLock({ state in
             state.ending == nil ? state.current.map { ($0, state.generation) } : nil
         }) {
@@ -302,7 +303,8 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
     /// Makes `opened` the current file in the running stream, changing caps or queue size as needed. With `after`,
     /// only while that generation is still current (a seek on another thread may have replaced it meanwhile); the
     /// check and the switch happen under one lock, so the appsrc never gets one file's caps with another's data.
-    private func takeOver(_ opened: Opened, appSource: AppSource, after generation: Int? = nil) -> TakeOver {
+    private func takeOver(_ opened: Opened, appSource: any AppSourceProtocol, after generation: Int? = nil) -> TakeOver
+    {
         let feeder = opened.feeder
         let outcome = state.withLock { state -> (TakeOver, generation: Int) in
             if let generation, state.generation != generation { return (.superseded, 0) }
@@ -325,7 +327,7 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
 
     private static func isCompressed(_ caps: String) -> Bool { !caps.hasPrefix("audio/x-raw") }
 
-    private func endStream(_ appSource: AppSource) {
+    private func endStream(_ appSource: any AppSourceProtocol) {
         state.withLock { $0.starved = nil }
         appSource.endOfStream()
     }
@@ -346,7 +348,7 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
     private func openNext(after opened: Opened, generation: Int) {
         let position = settings.repeatEachFile ? opened.segment.position : opened.segment.position + 1
         let streamStart = opened.feeder.endTime
-        DispatchQueue.global(qos: .userInitiated).async {
+        openAhead {
             let found = self.findPlayable(from: position, streamStart: streamStart, fileTime: nil)
             self.offer(found, generation: generation)
         }
@@ -354,7 +356,7 @@ public final class GaplessChain: PlayableSource, AppSourceDelegate, Sendable {
 
     /// The worker's result: kept for the file it was opened after, and fed at once if the stream ran dry waiting.
     private func offer(_ found: Found, generation: Int) {
-        let starved = state.withLock { state -> AppSource? in
+        let starved = state.withLock { state -> (any AppSourceProtocol)? in
             guard state.generation == generation else { return nil }  // the listener moved on meanwhile
             switch found {
             case .found(let opened): state.upcoming = .ready(opened)

@@ -11,7 +11,7 @@ import Synchronization
 /// chunk the stream ends; a seek moves the next chunk to the unit at the seek time. Compressed data goes out with
 /// the caps GStreamer's own RIFF code gives it, so the pipeline needs a decoder (`needsDecoder`,
 /// `Launch.insertingDecoder`); INFO tags go out as a tag event ahead of the first buffer.
-public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
+public final class WAVFeeder: PlayableSource, Sendable {
     /// Chunking used when the caller sets none: 0.2 s chunks, 3 queued, as in the iOS original.
     public static let defaultChunkMilliseconds = 200
     public static let defaultBuffers = 3
@@ -165,13 +165,19 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
 
     // MARK: PlayableSource
 
-    public func attach(to appSource: AppSource) throws(GstError) {
+    /// Configures the appsrc for this file and installs the callbacks that feed it; the stream ends after the last
+    /// unit.
+    public func attach(to appSource: any AppSourceProtocol) throws(GstError) {
         try configure(appSource, announcingDuration: file.frameCount > 0)
-        appSource.setDelegate(self)
+        appSource.setCallbacks(
+            AppSourceCallbacks(
+                needData: { [self] source, _ in if feed(source) == .finished { source.endOfStream() } },
+                enoughData: { [self] _ in queueIsFull() },
+                seekData: { [self] _, time in seek(to: time) }))
     }
 
     /// Sets the appsrc's caps, queue and (when `announcingDuration`) the stream's length, for this file's chunks.
-    func configure(_ appSource: AppSource, announcingDuration: Bool) throws(GstError) {
+    func configure(_ appSource: any AppSourceProtocol, announcingDuration: Bool) throws(GstError) {
         guard let caps else {
             throw GstError(kind: .invalidValue, message: "no GStreamer caps for \(file.format.formatName)")
         }
@@ -180,18 +186,13 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
             refillPercent: 100 - 100 / buffers, duration: announcingDuration ? endTime : nil)
     }
 
-    // MARK: AppSourceDelegate (streaming thread)
-
-    public func appSourceNeedsData(_ appSource: AppSource, length: Int?) {
-        if feed(appSource) == .finished { appSource.endOfStream() }
-    }
-
-    public func appSourceHasEnoughData(_ appSource: AppSource) {
-        // Called from inside push (see pushChunk), so the lock is not held here.
+    /// The appsrc reported its queue full (from inside a push, see `pushChunk`): stop until the next need-data.
+    func queueIsFull() {
         progress.withLock { $0.full = true }
     }
 
-    public func appSource(_ appSource: AppSource, seekTo time: ClockTime) -> Bool {
+    /// Moves the next chunk to the unit at stream time `time` (clamped to the window).
+    func seek(to time: ClockTime) -> Bool {
         let units = self.units
         let unit = min(max(plan.unit(atNanoseconds: fileTime(ofStream: time)), units.lowerBound), units.upperBound)
         progress.withLock { $0 = Progress(nextFrame: unit, tagsSent: $0.tagsSent) }
@@ -210,7 +211,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     }
 
     /// Pushes up to `buffers` chunks, stopping early when the queue is full. Never blocks on the pipeline.
-    func feed(_ appSource: AppSource) -> FeedOutcome {
+    func feed(_ appSource: any AppSourceProtocol) -> FeedOutcome {
         let sendTags = progress.withLock { state in
             state.full = false
             defer { state.tagsSent = true }
@@ -235,7 +236,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     }
 
     /// Units per chunk as fed: decided at the first need-data, when the pipeline's sinks are known.
-    private func chunkUnits(for appSource: AppSource) -> Int64 {
+    private func chunkUnits(for appSource: any AppSourceProtocol) -> Int64 {
         var chunkUnits = chunkUnitsInUse.load(ordering: .relaxed)
         if chunkUnits == 0 {
             chunkUnits = plan.chunkUnits
@@ -262,7 +263,7 @@ public final class WAVFeeder: PlayableSource, AppSourceDelegate, Sendable {
     private enum PushOutcome { case pushed, stopped, fileEnded }
 
     /// Reads `frames` into a new buffer and pushes it.
-    private func pushChunk(_ frames: Range<Int64>, to appSource: AppSource) -> PushOutcome {
+    private func pushChunk(_ frames: Range<Int64>, to appSource: any AppSourceProtocol) -> PushOutcome {
         let frameBytes = pushedFrameBytes
         let offset = file.dataOffset + frames.lowerBound * Int64(plan.unitBytes)
         do {

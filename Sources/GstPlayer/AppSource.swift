@@ -1,22 +1,8 @@
 // yt-gst — appsrc: the element through which an application pushes data into a pipeline.
 internal import CGStreamer
 
-/// What an appsrc asks of the application that feeds it.
-///
-/// - Note: Every method is called on a GStreamer streaming thread (or the thread that seeks). They must be short,
-///   never block on the pipeline and never throw: report failures with `AppSource.postError` or end the stream.
-public protocol AppSourceDelegate: AnyObject, Sendable {
-    /// The appsrc's queue is running low: push data now (the analogue of AudioQueue's buffer-empty callback).
-    /// `length` is a hint in bytes, or nil when the appsrc has no preference.
-    func appSourceNeedsData(_ source: AppSource, length: Int?)
-    /// The queue is full (max-bytes reached): stop pushing until the next need-data.
-    func appSourceHasEnoughData(_ source: AppSource)
-    /// A seek: continue from `time`. Return false to refuse it.
-    func appSource(_ source: AppSource, seekTo time: ClockTime) -> Bool
-}
-
 /// An `appsrc` element.
-public final class AppSource: Element, @unchecked Sendable {
+public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
     /// How the stream can be accessed, which decides whether the pipeline may seek it.
     public enum StreamType: Sendable {
         /// No seeking.
@@ -35,37 +21,12 @@ public final class AppSource: Element, @unchecked Sendable {
         }
     }
 
-    /// What happened to a pushed buffer.
-    public enum FlowResult: Sendable, Equatable {
-        /// Queued.
-        case ok
-        /// The appsrc is flushing (a seek or stop is under way): stop pushing for now.
-        case flushing
-        /// The appsrc already had end of stream.
-        case endOfStream
-        /// Any other flow return, by name.
-        case other(String)
-
-        init(_ raw: GstFlowReturn) {
-            switch raw {
-            case GST_FLOW_OK: self = .ok
-            case GST_FLOW_FLUSHING: self = .flushing
-            case GST_FLOW_EOS: self = .endOfStream
-            default: self = .other(String(cString: gst_flow_get_name(raw)))
-            }
-        }
-    }
-
-    /// Configures the appsrc before the pipeline leaves NULL: caps, time format, access, queue size, duration.
+    /// Configures the appsrc before the pipeline leaves NULL (see `AppSourceProtocol.configure`).
     ///
-    /// - Parameters:
-    ///   - caps: caps in text form, e.g. "audio/x-raw,format=S16LE,rate=44100,channels=2,layout=interleaved".
-    ///   - maxBytes: queue limit; when reached the appsrc calls `appSourceHasEnoughData`.
-    ///   - refillPercent: need-data is called when the queue falls to this percentage of `maxBytes`.
-    ///   - duration: the stream's length, so duration queries can answer.
-    /// - Throws: `.invalidValue` when the caps do not parse.
+    /// The corresponding C functions are `gst_app_src_set_caps`, `gst_app_src_set_stream_type`,
+    /// `gst_app_src_set_max_bytes` and `gst_app_src_set_duration`.
     public func configure(
-        caps: String, streamType: StreamType, maxBytes: Int, refillPercent: Int = 0, duration: ClockTime?
+        caps: String, streamType: StreamType, maxBytes: Int, refillPercent: Int, duration: ClockTime?
     ) throws(GstError) {
         guard let parsed = gst_caps_from_string(caps) else {
             throw GstError(kind: .invalidValue, message: "invalid caps \"\(caps)\"")
@@ -97,37 +58,42 @@ public final class AppSource: Element, @unchecked Sendable {
     /// The corresponding C function is `gst_app_src_set_max_bytes`.
     public func setMaxBytes(_ maxBytes: Int) { gst_app_src_set_max_bytes(CGst_app_src(raw), guint64(maxBytes)) }
 
-    /// Installs the delegate. The appsrc keeps it alive and releases it when the callbacks are replaced or the
-    /// element is destroyed (through the destroy notify), so no one else has to.
+    /// What the appsrc keeps as its callbacks' context: the closures, and a wrapper of the appsrc itself to hand
+    /// them (made once, holding no reference, since the appsrc outlives its context).
+    private final class CallbackContext {
+        let callbacks: AppSourceCallbacks
+        let source: AppSource
+        init(_ callbacks: AppSourceCallbacks, source: AppSource) {
+            self.callbacks = callbacks
+            self.source = source
+        }
+    }
+
+    /// Installs the callbacks. The appsrc keeps them alive and releases them when they are replaced or the element is
+    /// destroyed (through the destroy notify), so no one else has to.
     ///
     /// The corresponding C function is `gst_app_src_set_callbacks`.
-    public func setDelegate(_ delegate: some AppSourceDelegate) {
-        var callbacks = GstAppSrcCallbacks()
-        callbacks.need_data = { src, length, context in
-            guard let src, let context else { return }
-            let delegate = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue() as! any AppSourceDelegate
-            delegate.appSourceNeedsData(
-                AppSource(borrowing: UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self)),
-                length: length == UInt32.max ? nil : Int(length))
+    public func setCallbacks(_ callbacks: AppSourceCallbacks) {
+        var table = GstAppSrcCallbacks()
+        table.need_data = { _, length, opaque in
+            guard let opaque else { return }
+            let context = Unmanaged<CallbackContext>.fromOpaque(opaque).takeUnretainedValue()
+            context.callbacks.needData(context.source, length == UInt32.max ? nil : Int(length))
         }
-        callbacks.enough_data = { src, context in
-            guard let src, let context else { return }
-            let delegate = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue() as! any AppSourceDelegate
-            delegate.appSourceHasEnoughData(
-                AppSource(borrowing: UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self)))
+        table.enough_data = { _, opaque in
+            guard let opaque else { return }
+            let context = Unmanaged<CallbackContext>.fromOpaque(opaque).takeUnretainedValue()
+            context.callbacks.enoughData(context.source)
         }
-        callbacks.seek_data = { src, offset, context in
-            guard let src, let context else { return 0 }
-            let delegate = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue() as! any AppSourceDelegate
-            let accepted = delegate.appSource(
-                AppSource(borrowing: UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstElement.self)),
-                seekTo: ClockTime(nanoseconds: UInt64(offset)))
-            return accepted ? 1 : 0
+        table.seek_data = { _, offset, opaque in
+            guard let opaque else { return 0 }
+            let context = Unmanaged<CallbackContext>.fromOpaque(opaque).takeUnretainedValue()
+            return context.callbacks.seekData(context.source, ClockTime(nanoseconds: UInt64(offset))) ? 1 : 0
         }
-        let context = Unmanaged<AnyObject>.passRetained(delegate).toOpaque()
-        gst_app_src_set_callbacks(CGst_app_src(raw), &callbacks, context) { context in
-            guard let context else { return }
-            Unmanaged<AnyObject>.fromOpaque(context).release()
+        let context = CallbackContext(callbacks, source: AppSource(unretained: raw))
+        gst_app_src_set_callbacks(CGst_app_src(raw), &table, Unmanaged.passRetained(context).toOpaque()) { opaque in
+            guard let opaque else { return }
+            Unmanaged<CallbackContext>.fromOpaque(opaque).release()
         }
     }
 
@@ -141,13 +107,11 @@ public final class AppSource: Element, @unchecked Sendable {
     public func push<E: Error>(
         capacity: Int, fill: (UnsafeMutableRawBufferPointer) throws(E) -> Int, timing: (_ written: Int) -> BufferTiming
     ) throws(E) -> FlowResult {
-        guard let buffer = gst_buffer_new_allocate(nil, gsize(capacity), nil) else {
-            return .other("allocation failed")
-        }
+        guard let buffer = gst_buffer_new_allocate(nil, gsize(capacity), nil) else { return .error }
         var map = GstMapInfo()
         guard gst_buffer_map(buffer, &map, GST_MAP_WRITE) != 0 else {
             gst_buffer_unref(buffer)
-            return .other("map failed")
+            return .error
         }
         let written: Int
         do {
@@ -181,7 +145,7 @@ public final class AppSource: Element, @unchecked Sendable {
     /// The pipeline's bus then reports it like any other element error.
     ///
     /// The corresponding C function is `gst_element_message_full`.
-    public func postError(_ message: String, debug: String? = nil) {
+    public func postError(_ message: String, debug: String?) {
         guard
             let error = g_error_new_literal(gst_resource_error_quark(), gint(GST_RESOURCE_ERROR_READ.rawValue), message)
         else { return }

@@ -7,19 +7,30 @@ internal import CGStreamer
 ///   thread-safe API (reference counting, properties, state); this type has no other mutable state.
 public class Element: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstElement>
+    /// False only for wrappers that the element itself outlives (see `init(unretained:)`).
+    private let holdsReference: Bool
 
     /// Takes over a reference the caller owns (already sunk if it was floating).
     init(owning raw: UnsafeMutablePointer<GstElement>) {
         self.raw = raw
+        self.holdsReference = true
     }
 
     /// Adds a reference of its own to an element someone else owns.
     init(borrowing raw: UnsafeMutablePointer<GstElement>) {
         self.raw = raw
+        self.holdsReference = true
         gst_object_ref(UnsafeMutableRawPointer(raw))
     }
 
-    deinit { gst_object_unref(UnsafeMutableRawPointer(raw)) }
+    /// Wraps an element without a reference, for a wrapper that the element itself keeps and releases when it is
+    /// finalised (its callbacks' context): a reference there would keep the element alive forever.
+    init(unretained raw: UnsafeMutablePointer<GstElement>) {
+        self.raw = raw
+        self.holdsReference = false
+    }
+
+    deinit { if holdsReference { gst_object_unref(UnsafeMutableRawPointer(raw)) } }
 
     /// The element's name within its pipeline ("src", "pulsesink0").
     public var name: String {

@@ -8,7 +8,7 @@ public protocol PlayableSource: AnyObject, Sendable {
     /// A name for messages, e.g. the file's path.
     var displayName: String { get }
     /// Configures the appsrc and installs the callbacks that feed it.
-    func attach(to source: AppSource) throws(GstError)
+    func attach(to source: any AppSourceProtocol) throws(GstError)
 }
 
 /// What a player reports while it plays.

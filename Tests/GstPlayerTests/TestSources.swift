@@ -3,7 +3,7 @@ import GstPlayer
 import Synchronization
 
 /// Pushes `buffers` buffers of 16-bit mono silence (100 frames each at 8 kHz), then ends the stream.
-final class SilenceSource: PlayableSource, AppSourceDelegate, Sendable {
+final class SilenceSource: PlayableSource, Sendable {
     let displayName = "silence"
     let buffers: Int
     let framesPerBuffer: Int64 = 800
@@ -15,14 +15,19 @@ final class SilenceSource: PlayableSource, AppSourceDelegate, Sendable {
     var needDataCalls: Int { state.withLock { $0.needDataCalls } }
     var seeks: [ClockTime] { state.withLock { $0.seeks } }
 
-    func attach(to source: AppSource) throws(GstError) {
+    func attach(to source: any AppSourceProtocol) throws(GstError) {
         try source.configure(
             caps: "audio/x-raw,format=S16LE,layout=interleaved,rate=8000,channels=1", streamType: .seekable,
             maxBytes: 3 * 1600, duration: ClockTime(frames: Int64(buffers) * framesPerBuffer, rate: rate))
-        source.setDelegate(self)
+        source.setCallbacks(callbacks)
     }
 
-    func appSourceNeedsData(_ source: AppSource, length: Int?) {
+    var callbacks: AppSourceCallbacks {
+        AppSourceCallbacks(
+            needData: { [self] source, _ in needData(source) }, seekData: { [self] _, time in seek(to: time) })
+    }
+
+    func needData(_ source: any AppSourceProtocol) {
         let total = Int64(buffers) * framesPerBuffer
         let next: Int64? = state.withLock { state in
             state.needDataCalls += 1
@@ -47,9 +52,7 @@ final class SilenceSource: PlayableSource, AppSourceDelegate, Sendable {
         }
     }
 
-    func appSourceHasEnoughData(_ source: AppSource) {}
-
-    func appSource(_ source: AppSource, seekTo time: ClockTime) -> Bool {
+    func seek(to time: ClockTime) -> Bool {
         state.withLock {
             $0.seeks.append(time)
             $0.next = min(time.frames(rate: rate), Int64(buffers) * framesPerBuffer)
@@ -59,12 +62,12 @@ final class SilenceSource: PlayableSource, AppSourceDelegate, Sendable {
     }
 }
 
-/// Records that it was released, to prove appsrc's destroy notify let the delegate go.
+/// Records that it was released, to prove appsrc's destroy notify let the callbacks go.
 final class ReleaseProbe: Sendable {
     let released = Atomic<Bool>(false)
 }
 
-final class ProbedSilenceSource: PlayableSource, AppSourceDelegate, Sendable {
+final class ProbedSilenceSource: PlayableSource, Sendable {
     let displayName = "probed"
     let probe: ReleaseProbe
     let inner: SilenceSource
@@ -76,12 +79,11 @@ final class ProbedSilenceSource: PlayableSource, AppSourceDelegate, Sendable {
 
     deinit { probe.released.store(true, ordering: .relaxed) }
 
-    func attach(to source: AppSource) throws(GstError) {
+    func attach(to source: any AppSourceProtocol) throws(GstError) {
         try inner.attach(to: source)
-        source.setDelegate(self)
+        source.setCallbacks(
+            AppSourceCallbacks(
+                needData: { [self] source, _ in inner.needData(source) },
+                seekData: { [self] _, time in inner.seek(to: time) }))
     }
-
-    func appSourceNeedsData(_ source: AppSource, length: Int?) { inner.appSourceNeedsData(source, length: length) }
-    func appSourceHasEnoughData(_ source: AppSource) {}
-    func appSource(_ source: AppSource, seekTo time: ClockTime) -> Bool { inner.appSource(source, seekTo: time) }
 }
