@@ -123,19 +123,24 @@ class SinkFile:
         if os.path.exists(self.path):
             os.remove(self.path)
 
-    def after(self, run):
-        n, digest = expected(self.seconds, self.width)
+    def after(self):
         if not os.path.exists(self.path):
             raise RunFailed(f"the sink wrote no file ({self.path})")
-        h, got = hashlib.sha256(), 0
         with open(self.path, "rb") as f:
-            while piece := f.read(1 << 20):
-                h.update(piece)
-                got += len(piece)
+            check_stream(f, self.seconds, self.width)
         os.remove(self.path)
-        if got != n or h.hexdigest() != digest:
-            raise RunFailed(f"the sink received {got} bytes (expected {n}"
-                            + (")" if got != n else ", same count but different samples)"))
+
+
+def check_stream(f, seconds, width):
+    """Reads `f` to its end: it must hold exactly the tone's samples for `seconds` at `width` bytes a sample."""
+    n, digest = expected(seconds, width)
+    h, got = hashlib.sha256(), 0
+    while piece := f.read(1 << 20):
+        h.update(piece)
+        got += len(piece)
+    if got != n or h.hexdigest() != digest:
+        raise RunFailed(f"the sink received {got} bytes (expected {n}"
+                        + (")" if got != n else ", as many but different samples)"))
 
 
 class PulseRecording:
@@ -154,16 +159,21 @@ class PulseRecording:
     def before(self):
         sink = os.environ.get("YT_GST_PULSE_SINK", "spk")
         self.out = open(self.path, "wb")
+        self.err = open(self.path + ".err", "w+")
         self.proc = subprocess.Popen(["parec", "-d", f"{sink}.monitor", "--raw", "--format=s16le", f"--rate={RATE}",
                                       f"--channels={CHANNELS}", "--latency-msec=50"], stdout=self.out,
-                                     stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):  # until the record stream exists, so that the run's first sample is caught
-            out = subprocess.run(["pactl", "list", "short", "source-outputs"], capture_output=True, text=True)
+                                     stdin=subprocess.DEVNULL, stderr=self.err)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            # Until the record stream exists, so that the run's first sample is caught.
+            out = subprocess.run(["pactl", "list", "short", "source-outputs"], capture_output=True, text=True,
+                                 timeout=5)
             if out.stdout.strip():
                 return
-            time.sleep(0.05)
+            time.sleep(0.02)
         self.stop()
-        raise RunFailed("parec did not start recording the null sink's monitor")
+        self.err.seek(0)
+        raise RunFailed(f"parec did not start recording the null sink's monitor: {self.err.read().strip()}")
 
     def stop(self):
         if self.proc:
@@ -181,8 +191,9 @@ class PulseRecording:
                 self.proc.wait()
             self.proc = None
             self.out.close()
+            self.err.close()
 
-    def after(self, run):
+    def after(self):
         self.stop()
         with open(self.path, "rb") as f:
             data = f.read()
@@ -197,7 +208,7 @@ class PulseRecording:
             same = next((i for i in range(0, min(len(got), len(want)), 4) if got[i:i + 4] != want[i:i + 4]),
                         min(len(got), len(want)))
             raise RunFailed(f"PulseAudio heard {same // 4} of the file's {len(want) // 4} frames in order, "
-                            f"then {'something else' if same < len(got) else 'nothing'}")
+                            f"then {'silence' if not got[same:].strip(bytes(1)) else 'other samples'}")
         if data[start + len(want):].strip(b"\0"):
             raise RunFailed("PulseAudio heard more than the file's samples")
 
@@ -259,7 +270,7 @@ def run(program, timeout):
         with open(rss_file) as f:
             result = Run(wall, usage.ru_utime + usage.ru_stime, int(f.read().split()[-1]))
         if program.check:
-            program.check.after(result)
+            program.check.after()
         return result
     finally:
         if isinstance(program.check, PulseRecording):
@@ -268,8 +279,6 @@ def run(program, timeout):
 
 def verify(program, timeout):
     """Runs a program once, untimed, with its sink replaced by a `filesink` into a pipe; checks every byte."""
-    seconds, width = program.verify
-    n, digest = expected(seconds, width)
     r, w = os.pipe()
     argv = program.argv(f"filesink location=/dev/fd/{w}")
     err_path = os.path.join(WORK, "stderr")
@@ -278,18 +287,18 @@ def verify(program, timeout):
                                 pass_fds=(w,), start_new_session=True)
         os.close(w)
         timer, fired = start_killer(proc.pid, timeout)
-        h, got = hashlib.sha256(), 0
+        wrong = None
         with os.fdopen(r, "rb", buffering=0) as f:
-            while piece := f.read(1 << 20):
-                h.update(piece)
-                got += len(piece)
+            try:
+                check_stream(f, *program.verify)  # reads until the program closes the pipe (exits or is killed)
+            except RunFailed as e:
+                wrong = e
         proc.wait()
         timer.cancel()
     if proc.returncode != 0 or fired.is_set():
         raise RunFailed(failure(argv, proc.returncode, err_path, fired, timeout))
-    if got != n or h.hexdigest() != digest:
-        raise RunFailed(f"the sink received {got} bytes (expected {n}"
-                        + (")" if got != n else ", same count but different samples)"))
+    if wrong:
+        raise wrong
 
 
 failures = []
@@ -351,7 +360,7 @@ def main():
 
     yt = a.binary
     os.makedirs(a.dir, exist_ok=True)
-    long_s, minute_s, short_s = (10, 2, 0.1) if a.quick else (3600, 60, 0.1)
+    long_s, minute_s, short_s = (10, 1, 0.1) if a.quick else (3600, 60, 0.1)
     n = 1 if a.quick else max(1, a.pairs)
     warm = not a.quick
     longf, minf, shortf = (os.path.join(a.dir, f"tone-{s}s.wav") for s in (long_s, minute_s, short_s))
