@@ -114,12 +114,15 @@ class Program:
 
 
 class SinkFile:
-    """Checks the file a `filesink` wrote during the run: exactly the expected bytes."""
+    """Checks the file a `filesink` wrote during the run: exactly the expected bytes. Removed after each run."""
 
     def __init__(self, path, seconds, width):
         self.path, self.seconds, self.width = path, seconds, width
 
     def before(self):
+        self.stop()
+
+    def stop(self):
         if os.path.exists(self.path):
             os.remove(self.path)
 
@@ -128,7 +131,6 @@ class SinkFile:
             raise RunFailed(f"the sink wrote no file ({self.path})")
         with open(self.path, "rb") as f:
             check_stream(f, self.seconds, self.width)
-        os.remove(self.path)
 
 
 def check_stream(f, seconds, width):
@@ -202,6 +204,8 @@ class PulseRecording:
         first = len(data) - len(data.lstrip(b"\0"))
         if first == len(data):
             raise RunFailed("PulseAudio heard only silence")
+        if first < 4:
+            raise RunFailed("the recording began after the sound had started")
         start = (first // 4 - 1) * 4
         got = data[start:start + len(want)]
         if got != want:
@@ -273,7 +277,7 @@ def run(program, timeout):
             program.check.after()
         return result
     finally:
-        if isinstance(program.check, PulseRecording):
+        if program.check:
             program.check.stop()
 
 
