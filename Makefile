@@ -22,8 +22,9 @@ test: test-deps
 conformance: test-deps release
 	scripts/conformance.sh $(CURDIR)/.build/release/yt-gst
 
-## The side-by-side benchmark against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (about 25 minutes;
-## the table in the README, Performance). Builds release first; `make test` runs it once in quick mode.
+## The side-by-side benchmark against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (about 31 minutes;
+## every run timed out and its output checked; the table in the README, Performance). Builds release first;
+## `make test` runs it once in quick mode.
 bench: test-deps release
 	scripts/bench.sh --binary $(CURDIR)/.build/release/yt-gst
 

@@ -2,50 +2,95 @@
 # yt-gst — the side-by-side benchmark: yt-gst against GStreamer's own `filesrc ! wavparse` (and gst-play-1.0).
 #
 # Run through scripts/bench.sh (which builds, starts a private PulseAudio and passes the binary). Each figure is
-# measured in pairs run alternately, A B A B ..., after a warm-up pair that is not counted; every run is a child
+# measured in rounds run alternately, A B A B ..., after a warm-up round that is not counted; every run is a child
 # process whose wall time comes from a monotonic clock and whose CPU time and peak RSS come from wait4(2)'s rusage
-# (getrusage of that child alone). For every figure it prints both medians, the median of the pair-by-pair ratios
-# and PASS/FAIL against the target. Ratios of pairs run back to back are what to trust on a busy machine.
+# (getrusage of that child alone). For every figure it prints both medians, the median of the round-by-round ratios
+# and PASS/FAIL against the target. Ratios of runs made back to back are what to trust on a busy machine.
+#
+# Every run has a timeout (then its process group is killed and the run is a FAIL) and its output is checked
+# against the samples that must arrive, computed here from the generated tone (count and SHA-256), so that a run
+# that fed nothing cannot look fast:
+#   - start-up and tail end in `filesink` to a scratch file: every timed run's file is checked;
+#   - real-time plays to PulseAudio: every timed run is recorded from the null sink's monitor (parec) and the
+#     recording must hold exactly the file's samples, in order, between silence;
+#   - feed ends in `fakesink sync=false`, because writing its 1.4 GB anywhere would add a copy that dwarfs the
+#     figure: before the timed runs, each program runs once untimed with the same argv except the sink, which is a
+#     `filesink` into a pipe whose bytes are counted and hashed. The timed runs are then checked for exit status.
 import argparse
 import atexit
+import functools
+import hashlib
 import math
 import os
 import platform
 import shutil
+import signal
 import statistics
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 RATE, CHANNELS = 48_000, 2
-FEED_DOWNSTREAM = "audioconvert ! audio/x-raw,format=S32LE ! fakesink sync=false"
-WORK = tempfile.mkdtemp(prefix="yt-gst-bench.")
+WAVPARSE_CHUNK_MS = 40  # wavparse pushes 1/25 s per buffer (7680 bytes at 48 kHz stereo 16-bit)
+FEED_DOWNSTREAM = "audioconvert ! audio/x-raw,format=S32LE ! {sink}"
+WORK = tempfile.mkdtemp(prefix="yt-gst-bench.", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
 atexit.register(shutil.rmtree, WORK, True)
 
 
-def write_wav(path, seconds):
-    """A 48 kHz stereo 16-bit PCM WAV of a 440 Hz tone (an exact number of periods per second, repeated)."""
-    frames = round(seconds * RATE)
-    size = frames * 4
-    if os.path.exists(path) and os.path.getsize(path) == 44 + size:
-        return
+@functools.cache
+def tone_second(width):
+    """One second of the benchmark's tone (440 Hz, an exact number of periods), as `width`-byte stereo samples.
+
+    16-bit is what the WAV files hold; 32-bit is what `audioconvert ! audio/x-raw,format=S32LE` makes of it (the
+    16-bit value shifted up by 16: widening is exact, no dither).
+    """
     second = bytearray()
     for i in range(RATE):
         v = int(12_000 * math.sin(2 * math.pi * 440 * i / RATE))
-        second += struct.pack("<hh", v, v)
+        second += struct.pack("<hh", v, v) if width == 2 else struct.pack("<ii", v << 16, v << 16)
+    return bytes(second)
+
+
+def tone(seconds, width):
+    """The tone's samples for `seconds`, in pieces of at most one second."""
+    left = round(seconds * RATE) * CHANNELS * width
+    second = tone_second(width)
+    while left:
+        n = min(left, len(second))
+        yield second[:n]
+        left -= n
+
+
+@functools.cache
+def expected(seconds, width):
+    """(byte count, SHA-256) of the samples a sink must receive for a file of `seconds` at `width` bytes a sample."""
+    h, n = hashlib.sha256(), 0
+    for piece in tone(seconds, width):
+        h.update(piece)
+        n += len(piece)
+    return n, h.hexdigest()
+
+
+def write_wav(path, seconds):
+    """A 48 kHz stereo 16-bit PCM WAV of the tone (reused when a file of the right size is there)."""
+    size = round(seconds * RATE) * 4
+    if os.path.exists(path) and os.path.getsize(path) == 44 + size:
+        return
     tmp = path + ".part"
     with open(tmp, "wb") as f:
         f.write(b"RIFF" + struct.pack("<I", 36 + size) + b"WAVE")
         f.write(b"fmt " + struct.pack("<IHHIIHH", 16, 1, CHANNELS, RATE, RATE * 4, 4, 16))
         f.write(b"data" + struct.pack("<I", size))
-        left = size
-        while left:
-            n = min(left, len(second))
-            f.write(second[:n])
-            left -= n
+        for piece in tone(seconds, 2):
+            f.write(piece)
     os.replace(tmp, path)
+
+
+class RunFailed(Exception):
+    """A run that timed out, exited non-zero or delivered the wrong samples; the message says which."""
 
 
 class Run:
@@ -53,42 +98,248 @@ class Run:
         self.wall, self.cpu, self.rss_kb = wall, cpu, rss_kb
 
 
-def run(argv, label):
-    """Runs argv to completion: wall seconds, user+sys CPU seconds and peak RSS (KB) of that process.
+class Program:
+    """One side of a comparison: its name in the output, its argv for a given sink, and how a run is checked.
+
+    `argv(sink)` builds the command with `sink` as the pipeline's last element (None: the program has no
+    replaceable sink). `sink` is the sink of the timed runs. `check` is a check object (or None, then `verify`
+    must be set: (seconds, width) of the output an untimed run into a pipe must deliver).
+    """
+
+    def __init__(self, name, argv, sink=None, check=None, verify=None):
+        self.name, self.argv, self.sink, self.check, self.verify = name, argv, sink, check, verify
+
+    def command(self):
+        return self.argv(self.sink)
+
+
+class SinkFile:
+    """Checks the file a `filesink` wrote during the run: exactly the expected bytes. Removed after each run."""
+
+    def __init__(self, path, seconds, width):
+        self.path, self.seconds, self.width = path, seconds, width
+
+    def before(self):
+        self.stop()
+
+    def stop(self):
+        if os.path.exists(self.path):
+            os.remove(self.path)
+
+    def after(self):
+        if not os.path.exists(self.path):
+            raise RunFailed(f"the sink wrote no file ({self.path})")
+        with open(self.path, "rb") as f:
+            check_stream(f, self.seconds, self.width)
+
+
+def check_stream(f, seconds, width):
+    """Reads `f` to its end: it must hold exactly the tone's samples for `seconds` at `width` bytes a sample."""
+    n, digest = expected(seconds, width)
+    h, got = hashlib.sha256(), 0
+    while piece := f.read(1 << 20):
+        h.update(piece)
+        got += len(piece)
+    if got != n or h.hexdigest() != digest:
+        raise RunFailed(f"the sink received {got} bytes (expected {n}"
+                        + (")" if got != n else ", as many but different samples)"))
+
+
+class PulseRecording:
+    """Records the PulseAudio null sink's monitor during the run; exactly the file's samples must be heard.
+
+    PulseAudio passes 16-bit stereo 48 kHz at 100 % volume through unchanged, so the recording is silence, then
+    every sample of the file in order, then silence. The tone's first frame is zero, so the file starts one frame
+    before the first non-zero byte.
+    """
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.path = os.path.join(WORK, "monitor.raw")
+        self.proc = None
+
+    def before(self):
+        sink = os.environ.get("YT_GST_PULSE_SINK", "spk")
+        self.out = open(self.path, "wb")
+        self.err = open(self.path + ".err", "w+")
+        self.proc = subprocess.Popen(["parec", "-d", f"{sink}.monitor", "--raw", "--format=s16le", f"--rate={RATE}",
+                                      f"--channels={CHANNELS}", "--latency-msec=50"], stdout=self.out,
+                                     stdin=subprocess.DEVNULL, stderr=self.err)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            # Until the record stream exists, so that the run's first sample is caught.
+            out = subprocess.run(["pactl", "list", "short", "source-outputs"], capture_output=True, text=True,
+                                 timeout=5)
+            if out.stdout.strip():
+                return
+            time.sleep(0.02)
+        self.stop()
+        self.err.seek(0)
+        raise RunFailed(f"parec did not start recording the null sink's monitor: {self.err.read().strip()}")
+
+    def stop(self):
+        if self.proc:
+            # The program drained its audio before it exited: once 0.1 s more of the monitor has arrived, the
+            # recording holds everything the program played.
+            self.out.flush()
+            until, deadline = os.path.getsize(self.path) + RATE * 4 // 10, time.monotonic() + 5
+            while os.path.getsize(self.path) < until and time.monotonic() < deadline:
+                time.sleep(0.02)
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+            self.out.close()
+            self.err.close()
+
+    def after(self):
+        self.stop()
+        with open(self.path, "rb") as f:
+            data = f.read()
+        os.remove(self.path)
+        want = b"".join(tone(self.seconds, 2))
+        first = len(data) - len(data.lstrip(b"\0"))
+        if first == len(data):
+            raise RunFailed("PulseAudio heard only silence")
+        if first < 4:
+            raise RunFailed("the recording began after the sound had started")
+        start = (first // 4 - 1) * 4
+        got = data[start:start + len(want)]
+        if got != want:
+            same = next((i for i in range(0, min(len(got), len(want)), 4) if got[i:i + 4] != want[i:i + 4]),
+                        min(len(got), len(want)))
+            raise RunFailed(f"PulseAudio heard {same // 4} of the file's {len(want) // 4} frames in order, "
+                            f"then {'silence' if not got[same:].strip(bytes(1)) else 'other samples'}")
+        if data[start + len(want):].strip(b"\0"):
+            raise RunFailed("PulseAudio heard more than the file's samples")
+
+
+def timeout_for(seconds, realtime):
+    """A run's time limit: generous on a loaded machine, but a hang costs at most a minute or two."""
+    return (seconds + 30) if realtime else 60
+
+
+def start_killer(pid, timeout):
+    """Kills the run's process group (its PID: the run was started in a session of its own) after `timeout` s."""
+    fired = threading.Event()
+
+    def kill():
+        fired.set()
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(timeout, kill)
+    timer.daemon = True
+    timer.start()
+    return timer, fired
+
+
+def failure(argv, code, err_path, fired, timeout):
+    if fired.is_set():
+        return f"no exit after {timeout} s: killed"
+    with open(err_path, errors="replace") as f:
+        err = f.read().strip().splitlines()
+    return f"exit {code}" + (f": {err[-1]}" if err else "") + f" ({' '.join(argv)})"
+
+
+def run(program, timeout):
+    """Runs a program once, timed: wall seconds, user+sys CPU seconds and peak RSS (KB) of that process.
 
     The program is started by /usr/bin/time, a small C process, because a process forked from Python would count
     Python's own resident memory in its peak RSS (Linux keeps the pre-exec high-water mark); time's %M is the
     program's alone. CPU comes from wait4(2)'s rusage of the time process, which includes the program's.
+    Raises RunFailed when the run times out, fails or its output check fails.
     """
-    rss_file = os.path.join(WORK, "rss")
-    start = time.perf_counter()
-    proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_file] + argv, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
-    if proc.returncode != 0:
-        sys.stderr.write(f"bench: {label} failed (exit {proc.returncode}): {' '.join(argv)}\n{err}")
-        sys.exit(1)
-    with open(rss_file) as f:
-        rss_kb = int(f.read().split()[-1])
-    return Run(wall, usage.ru_utime + usage.ru_stime, rss_kb)
+    rss_file, err_path = os.path.join(WORK, "rss"), os.path.join(WORK, "stderr")
+    argv = program.command()
+    if program.check:
+        program.check.before()
+    try:
+        with open(err_path, "wb") as err:
+            start = time.perf_counter()
+            proc = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss_file] + argv, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+            timer, fired = start_killer(proc.pid, timeout)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - start
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0 or fired.is_set():
+            raise RunFailed(failure(argv, proc.returncode, err_path, fired, timeout))
+        with open(rss_file) as f:
+            result = Run(wall, usage.ru_utime + usage.ru_stime, int(f.read().split()[-1]))
+        if program.check:
+            program.check.after()
+        return result
+    finally:
+        if program.check:
+            program.check.stop()
 
 
-def pairs(a, b, count, warmup=None, label=""):
-    """Warm-up (a, b once each, not counted), then `count` pairs run alternately: a b a b ..."""
-    if warmup:
-        run(warmup[0], label + " warm-up (yt-gst)")
-        run(warmup[1], label + " warm-up (reference)")
-    out = []
-    for i in range(count):
-        ra = run(a, f"{label} yt-gst #{i + 1}")
-        rb = run(b, f"{label} reference #{i + 1}")
-        out.append((ra, rb))
-        print(f"  {label:<12} pair {i + 1}/{count}: yt-gst {fmt_run(ra)} | reference {fmt_run(rb)}", flush=True)
-    return out
+def verify(program, timeout):
+    """Runs a program once, untimed, with its sink replaced by a `filesink` into a pipe; checks every byte."""
+    r, w = os.pipe()
+    argv = program.argv(f"filesink location=/dev/fd/{w}")
+    err_path = os.path.join(WORK, "stderr")
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                pass_fds=(w,), start_new_session=True)
+        os.close(w)
+        timer, fired = start_killer(proc.pid, timeout)
+        wrong = None
+        with os.fdopen(r, "rb", buffering=0) as f:
+            try:
+                check_stream(f, *program.verify)  # reads until the program closes the pipe (exits or is killed)
+            except RunFailed as e:
+                wrong = e
+        proc.wait()
+        timer.cancel()
+    if proc.returncode != 0 or fired.is_set():
+        raise RunFailed(failure(argv, proc.returncode, err_path, fired, timeout))
+    if wrong:
+        raise wrong
+
+
+failures = []
+
+
+def rounds(label, programs, count, seconds, realtime, warmup=None):
+    """Checks, warms up and times a group: `count` rounds, each running every program once, in order.
+
+    Returns a list of rounds (a tuple of Run per program), or None when a run failed; the failure is printed as
+    one `FAIL:` line and the group stops there (its figures would mean nothing).
+    """
+    step, who = "output check", ""
+    try:
+        for p in programs:
+            if p.verify:
+                who = p.name
+                verify(p, timeout_for(seconds, realtime))
+                print(f"  {label:<12} output check: {p.name} delivered its {expected(*p.verify)[0]} bytes", flush=True)
+        step = "warm-up"
+        for p in warmup or []:
+            who = p.name
+            run(p, timeout_for(0.1, realtime))
+        out = []
+        for i in range(count):
+            step, times = f"run {i + 1}/{count}", []
+            for p in programs:
+                who = p.name
+                times.append(run(p, timeout_for(seconds, realtime)))
+            out.append(tuple(times))
+            print(f"  {label:<12} round {i + 1}/{count}: "
+                  + " | ".join(f"{p.name} {fmt_run(t)}" for p, t in zip(programs, times)), flush=True)
+        return out
+    except RunFailed as e:
+        message = f"{label}, {who}, {step}: {e}"
+        print(f"FAIL: {message}", flush=True)
+        failures.append(message)
+        return None
 
 
 def fmt_run(r):
@@ -103,8 +354,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--binary", required=True)
     p.add_argument("--dir", required=True, help="where the generated WAV files are kept")
-    p.add_argument("--pairs", type=int, default=5)
-    p.add_argument("--quick", action="store_true", help="small files, 1 pair: proves the benchmark works")
+    p.add_argument("--pairs", type=int, default=5, help="timed rounds per group (default 5)")
+    p.add_argument("--quick", action="store_true", help="small files, 1 round: proves the benchmark works")
     p.add_argument("--latency", default="", help="the figure from scripts/measure-latency.sh, or why there is none")
     p.add_argument("--only", default="feed,start-up,real-time,tail",
                    help="comma-separated groups to run: feed (speed, RSS, growth), start-up, real-time, tail")
@@ -113,92 +364,145 @@ def main():
 
     yt = a.binary
     os.makedirs(a.dir, exist_ok=True)
-    long_s, minute_s, short_s = (10, 2, 0.1) if a.quick else (3600, 60, 0.1)
-    n = 1 if a.quick else max(5, a.pairs)
+    long_s, minute_s, short_s = (10, 1, 0.1) if a.quick else (3600, 60, 0.1)
+    n = 1 if a.quick else max(1, a.pairs)
     warm = not a.quick
-    longf = os.path.join(a.dir, f"tone-{long_s}s.wav")
-    minf = os.path.join(a.dir, f"tone-{minute_s}s.wav")
-    shortf = os.path.join(a.dir, f"tone-{short_s}s.wav")
+    longf, minf, shortf = (os.path.join(a.dir, f"tone-{s}s.wav") for s in (long_s, minute_s, short_s))
     for f, s in ((longf, long_s), (minf, minute_s), (shortf, short_s)):
         write_wav(f, s)
     # A registry that is up to date before the first timed run (a rebuild takes a second or more).
     subprocess.run(["gst-inspect-1.0", "coreelements"], stdout=subprocess.DEVNULL, check=True)
 
-    def yt_play(f, downstream):
-        return [yt, "play", f, "-q", "--pipeline", f"appsrc name=src ! {downstream}"]
+    def yt_play(f, downstream, *options):
+        return lambda sink: [yt, "play", f, "-q", *options, "--pipeline",
+                             f"appsrc name=src ! {downstream.format(sink=sink)}"]
 
     def ref_launch(f, downstream):
-        return ["gst-launch-1.0", "-q", "filesrc", f"location={f}", "!", "wavparse", "!"] + downstream.split()
+        return lambda sink: (["gst-launch-1.0", "-q", "filesrc", f"location={f}", "!", "wavparse", "!"]
+                             + downstream.format(sink=sink).split())
+
+    def feed_programs(f, seconds):
+        """yt-gst (default chunks, then wavparse's 40 ms) and gst-launch into fakesink, checked by a pipe run."""
+        sink, out = "fakesink sync=false", (seconds, 4)
+        return [Program("yt-gst", yt_play(f, FEED_DOWNSTREAM), sink, verify=out),
+                Program(f"yt-gst {WAVPARSE_CHUNK_MS} ms", yt_play(f, FEED_DOWNSTREAM, "--chunk-ms",
+                                                                   str(WAVPARSE_CHUNK_MS)), sink, verify=out),
+                Program("gst-launch", ref_launch(f, FEED_DOWNSTREAM), sink, verify=out)]
+
+    def file_programs(f, seconds, sync):
+        """yt-gst and gst-launch into a filesink whose file is checked after every run."""
+        sink = "filesink location={} sync=" + ("true" if sync else "false")
+        yt_out, ref_out = os.path.join(WORK, "yt-gst.raw"), os.path.join(WORK, "gst-launch.raw")
+        return [Program("yt-gst", yt_play(f, "{sink}"), sink.format(yt_out), SinkFile(yt_out, seconds, 2)),
+                Program("gst-launch", ref_launch(f, "{sink}"), sink.format(ref_out), SinkFile(ref_out, seconds, 2))]
+
+    def pulse_programs(f, seconds):
+        """yt-gst's default pipeline, gst-play-1.0's playbin and gst-launch's same pipeline, into PulseAudio."""
+        heard = PulseRecording(seconds)
+        return [Program("yt-gst", lambda _: [yt, "play", f, "-q", "--no-interactive"], check=heard),
+                Program("gst-play", lambda _: ["gst-play-1.0", "--no-interactive", "-q", f], check=heard),
+                Program("gst-launch", lambda _: ["gst-launch-1.0", "-q", "filesrc", f"location={f}", "!", "wavparse",
+                                                 "!", "audioconvert", "!", "audioresample", "!", "pulsesink"],
+                        check=heard)]
 
     print(f"machine: {machine()}")
-    print(f"yt-gst: {yt}  ({'quick mode: small files, 1 pair' if a.quick else f'{n} pairs after a warm-up pair'})")
+    print(f"yt-gst: {yt}  ({'quick mode: small files, 1 round' if a.quick else f'{n} rounds after a warm-up round'})")
     print(f"files: {long_s} s, {minute_s} s and {short_s} s of 48 kHz stereo 16-bit PCM in {a.dir}")
+    print("output checks: every run is timed out and must exit 0; start-up and tail runs end in filesink and every "
+          "run's file is checked (byte count and SHA-256 of the expected samples); real-time runs are recorded from "
+          "the null sink's monitor and must hold exactly the file's samples; feed runs end in fakesink (a sink that "
+          "writes would add a copy to the figure), so each feed program is first run untimed into a filesink pipe "
+          "and its bytes are checked")
     print(flush=True)
 
     long_name = "1-hour" if long_s == 3600 else f"{long_s} s"
     minute_name = "1-minute" if minute_s == 60 else f"{minute_s} s"
 
-    feed = None if "feed" not in only else pairs(yt_play(longf, FEED_DOWNSTREAM), ref_launch(longf, FEED_DOWNSTREAM), n,
-                 (yt_play(longf, FEED_DOWNSTREAM), ref_launch(longf, FEED_DOWNSTREAM)) if warm else None, "feed")
-    feed_min = None if 'feed' not in only else pairs(yt_play(minf, FEED_DOWNSTREAM), ref_launch(minf, FEED_DOWNSTREAM), n,
-                     (yt_play(minf, FEED_DOWNSTREAM), ref_launch(minf, FEED_DOWNSTREAM)) if warm else None, "feed-short")
-    startup = None if 'start-up' not in only else pairs(yt_play(shortf, "fakesink"), ref_launch(shortf, "fakesink"), n,
-                    (yt_play(shortf, "fakesink"), ref_launch(shortf, "fakesink")) if warm else None, "start-up")
-    yt_pulse = lambda f: [yt, "play", f, "-q", "--no-interactive"]
-    play_pulse = lambda f: ["gst-play-1.0", "--no-interactive", "-q", f]
-    realtime = None if 'real-time' not in only else pairs(yt_pulse(minf), play_pulse(minf), n,
-                     (yt_pulse(shortf), play_pulse(shortf)) if warm else None, "real-time")
-    tail = None if 'tail' not in only else pairs(yt_play(minf, "fakesink sync=true"), ref_launch(minf, "fakesink sync=true"), n,
-                 (yt_play(shortf, "fakesink sync=true"), ref_launch(shortf, "fakesink sync=true")) if warm else None,
-                 "tail")
+    def group(name, key, programs, seconds, realtime, warmup):
+        """Runs a group if `key` was asked for: (its rounds or None, whether a run failed)."""
+        if key not in only:
+            return None, False
+        out = rounds(name, programs, n, seconds, realtime, warmup if warm else None)
+        return out, out is None
+
+    feed, feed_failed = group("feed", "feed", feed_programs(longf, long_s), long_s, False, feed_programs(longf, long_s))
+    feed_min, feed_min_failed = group("feed-short", "feed", feed_programs(minf, minute_s), minute_s, False,
+                                      feed_programs(minf, minute_s))
+    startup, startup_failed = group("start-up", "start-up", file_programs(shortf, short_s, False), short_s, False,
+                                    file_programs(shortf, short_s, False))
+    realtime, realtime_failed = group("real-time", "real-time", pulse_programs(minf, minute_s), minute_s, True,
+                                      pulse_programs(shortf, short_s))
+    tail, tail_failed = group("tail", "tail", file_programs(minf, minute_s, True), minute_s, True,
+                              file_programs(shortf, short_s, True))
     print()
 
     rows = []
 
-    def ratio_row(name, measured, data, key, unit, scale, target):
-        ya = [key(x) for x, _ in data]
-        rb = [key(y) for _, y in data]
+    def ratio_row(name, measured, data, failed, key, unit, scale, target, a=0, b=-1):
+        """Medians of programs a and b and the median of their round-by-round ratios (target None: not judged)."""
+        shown = f"≤ {target:.2f}" if target is not None else "-"
+        if failed:
+            rows.append((name, measured, "-", "-", "-", shown, "FAIL (a run failed, see above)"))
+            return
+        ya = [key(r[a]) for r in data]
+        rb = [key(r[b]) for r in data]
         ratio = med([x / y for x, y in zip(ya, rb)])
+        result = "-" if target is None else ("PASS" if ratio <= target else "FAIL")
         rows.append((name, measured, f"{med(ya) * scale:.1f} {unit}", f"{med(rb) * scale:.1f} {unit}",
-                     f"{ratio:.2f}", f"≤ {target:.2f}", ratio <= target))
+                     f"{ratio:.2f}", shown, result))
 
-    if feed:
-        ratio_row("feed speed", f"wall, {long_name} → audioconvert S32LE → fakesink", feed, lambda r: r.wall, "ms",
+    wall, cpu, rss = (lambda r: r.wall), (lambda r: r.cpu), (lambda r: r.rss_kb)
+    if feed or feed_failed:
+        ratio_row("feed speed", f"wall, {long_name} → audioconvert S32LE → fakesink", feed, feed_failed, wall, "ms",
                   1000, 0.40)
-    if startup:
-        ratio_row("start-up", f"wall, {short_s} s file → fakesink", startup, lambda r: r.wall, "ms", 1000, 1.0)
-    if feed:
-        ratio_row("peak RSS", f"{long_name} feed", feed, lambda r: r.rss_kb, "MB", 1 / 1024, 1.3)
-        # The long file's peak RSS against the short file's, per program (same pipeline, pair by pair).
-        growth_yt = med([l[0].rss_kb - s[0].rss_kb for l, s in zip(feed, feed_min)]) / 1024
-        growth_ref = med([l[1].rss_kb - s[1].rss_kb for l, s in zip(feed, feed_min)]) / 1024
-        rows.append(("RSS growth", f"peak RSS {long_name} − {minute_name} feed", f"{growth_yt:+.2f} MB",
-                     f"{growth_ref:+.2f} MB", "-", "≤ 1 MB", growth_yt <= 1.0))
-    if realtime:
-        ratio_row("real-time CPU", f"user+sys, {minute_name} → PulseAudio null sink (vs gst-play-1.0)", realtime,
-                  lambda r: r.cpu, "ms", 1000, 1.0)
-    if tail:
-        tail_yt = med([x.wall - minute_s for x, _ in tail]) * 1000
-        tail_ref = med([y.wall - minute_s for _, y in tail]) * 1000
-        rows.append(("tail", f"wall − {minute_s} s, {minute_name} → fakesink sync=true", f"{tail_yt:.1f} ms",
-                     f"{tail_ref:.1f} ms", "-", "≤ 50 ms", tail_yt <= 50))
+        ratio_row("feed speed, 40 ms buffers", f"as above, yt-gst `--chunk-ms {WAVPARSE_CHUNK_MS}` (wavparse's "
+                  "buffer size)", feed, feed_failed, wall, "ms", 1000, None, a=1)
+    if startup or startup_failed:
+        ratio_row("start-up", f"wall, {short_s} s file → filesink", startup, startup_failed, wall, "ms", 1000, 1.0)
+    if feed or feed_failed:
+        ratio_row("peak RSS", f"{long_name} feed", feed, feed_failed, rss, "MB", 1 / 1024, 1.3)
+        if feed_failed or feed_min_failed or not feed_min:
+            rows.append(("RSS growth", f"peak RSS {long_name} − {minute_name} feed", "-", "-", "-", "≤ 1 MB",
+                         "FAIL (a run failed, see above)"))
+        else:
+            # The long file's peak RSS against the short file's, per program (same pipeline, round by round).
+            growth_yt = med([l[0].rss_kb - s[0].rss_kb for l, s in zip(feed, feed_min)]) / 1024
+            growth_ref = med([l[-1].rss_kb - s[-1].rss_kb for l, s in zip(feed, feed_min)]) / 1024
+            rows.append(("RSS growth", f"peak RSS {long_name} − {minute_name} feed", f"{growth_yt:+.2f} MB",
+                         f"{growth_ref:+.2f} MB", "-", "≤ 1 MB", "PASS" if growth_yt <= 1.0 else "FAIL"))
+    if realtime or realtime_failed:
+        ratio_row("real-time CPU", f"user+sys, {minute_name} → PulseAudio null sink, vs gst-play-1.0 (playbin)",
+                  realtime, realtime_failed, cpu, "ms", 1000, 1.0, b=1)
+        ratio_row("real-time CPU", f"as above, vs gst-launch-1.0 filesrc ! wavparse ! audioconvert ! audioresample "
+                  "! pulsesink", realtime, realtime_failed, cpu, "ms", 1000, 1.0, b=2)
+    if tail or tail_failed:
+        if tail_failed:
+            rows.append(("tail", f"wall − {minute_s} s, {minute_name} → filesink sync=true", "-", "-", "-",
+                         "≤ 50 ms", "FAIL (a run failed, see above)"))
+        else:
+            tail_yt = med([r[0].wall - minute_s for r in tail]) * 1000
+            tail_ref = med([r[-1].wall - minute_s for r in tail]) * 1000
+            rows.append(("tail", f"wall − {minute_s} s, {minute_name} → filesink sync=true", f"{tail_yt:.1f} ms",
+                         f"{tail_ref:.1f} ms", "-", "≤ 50 ms", "PASS" if tail_yt <= 50 else "FAIL"))
 
-    header = ("figure", "measured as", "yt-gst (median)", "reference (median)", "ratio (median of pairs)", "target",
+    header = ("figure", "measured as", "yt-gst (median)", "reference (median)", "ratio (median of rounds)", "target",
               "result")
-    table = [header] + [r[:6] + ("PASS" if r[6] else "FAIL",) for r in rows]
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join(["---", "---", "---:", "---:", "---:", "---", "---"]) + "|")
-    for r in table[1:]:
+    for r in rows:
         print("| " + " | ".join(r) + " |")
     print()
     print(f"network latency (scripts/measure-latency.sh, RTP L16 sender → receiver, default 50 ms jitter buffer): "
           f"{a.latency or 'not measured'}")
     print(f"load average at the end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
-    failed = [r[0] for r in rows if not r[6]]
+    if failures:
+        print(f"FAIL: {len(failures)} run(s) failed their check: " + "; ".join(failures))
+        return 2
+    failed = [r[0] for r in rows if r[6] == "FAIL"]
     if failed:
         print(f"FAIL: {', '.join(failed)}" + (" (quick mode: ratios are not judged)" if a.quick else ""))
     else:
-        print("every row PASS")
+        print("every run's output checked; every judged row PASS")
     return 0 if a.quick or not failed else 2
 
 

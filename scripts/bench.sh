@@ -2,14 +2,19 @@
 # The side-by-side benchmark: yt-gst against `gst-launch-1.0 filesrc ! wavparse ! ...` and gst-play-1.0.
 # Builds yt-gst in release mode (unless --binary is given), generates its WAV files (1 hour, 1 minute, 0.1 s of
 # 48 kHz stereo 16-bit), starts a private PulseAudio with a null sink, runs scripts/bench.py and adds the network
-# latency from scripts/measure-latency.sh. Prints a table: both medians, the median of pair-by-pair ratios, PASS/FAIL.
+# latency from scripts/measure-latency.sh. Prints a table: both medians, the median of round-by-round ratios,
+# PASS/FAIL. Every run has a timeout and its output is checked against the samples that must reach the sink (how,
+# per group: scripts/bench.py's header); a run that hangs, fails or delivers the wrong samples is a FAIL line.
 #
-# Usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency]
-#   --quick       small files (10 s, 2 s, 0.1 s), 1 pair, no latency: proves the benchmark works (make test);
-#                 exits 0 whatever the ratios, non-zero only when something breaks.
+# Usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS]
+#   --pairs N     timed rounds per group after the warm-up round (default 5; 1 gives a reduced run of ~6 minutes)
+#   --quick       small files (10 s, 1 s, 0.1 s), 1 round, no warm-up, no latency: proves the benchmark works
+#                 (make test); fails only when a run fails or its output check fails, whatever the ratios.
+#   --only GROUPS comma-separated: feed, start-up, real-time, tail (no latency)
 #   YT_GST_SCRATCH=DIR   build directory (default .build); YT_GST_BENCH_DIR=DIR  where the files are kept
 #                        (default /tmp/yt-gst-bench; the 1-hour file is 660 MB and is reused).
-# Exit: 0 every row PASS (or quick mode), 2 some row FAIL, 1 the benchmark itself failed.
+# Exit: 0 every run checked and every judged row PASS (quick mode: every run checked), 2 some row FAIL or a run
+# failed its check, 1 the benchmark itself failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -21,7 +26,8 @@ while [ $# -gt 0 ]; do
     --quick) quick=--quick; latency=""; shift ;;
     --no-latency) latency=""; shift ;;
     --only) only=$2; latency=""; shift 2 ;;
-    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency]" >&2; exit 64 ;;
+    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS]" >&2
+       exit 64 ;;
   esac
 done
 scratch=${YT_GST_SCRATCH:-.build}
@@ -31,7 +37,8 @@ if [ -z "$binary" ]; then
   binary="$scratch/release/yt-gst"
 fi
 [ -x "$binary" ] || { echo "bench: no executable at $binary" >&2; exit 1; }
-for tool in gst-launch-1.0 gst-play-1.0 python3 pulseaudio; do
+# Everything the benchmark runs (scripts/install-deps.sh test installs them all).
+for tool in gst-launch-1.0 gst-inspect-1.0 gst-play-1.0 python3 pulseaudio pactl parec /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make test-deps installs it)" >&2; exit 1; }
 done
 dir=${YT_GST_BENCH_DIR:-/tmp/yt-gst-bench}

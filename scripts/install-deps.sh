@@ -14,6 +14,7 @@ packages=(
 if [ "${1:-build}" = test ]; then
   packages+=(pulseaudio pulseaudio-utils sox python3 iproute2 procps tmux zsh man-db nftables iputils-ping)
   packages+=(gstreamer1.0-plugins-base-apps valgrind)  # gst-play-1.0 for scripts/bench.sh; callgrind for scripts/link-order.sh
+  packages+=(time)  # /usr/bin/time: scripts/bench.py reads each run's peak RSS from it (parec, pactl: pulseaudio-utils)
 fi
 missing=()
 for p in "${packages[@]}"; do
