@@ -160,6 +160,10 @@ public final class Player {
     /// the pipeline's own events. Safe from any thread that holds the pipeline (e.g. a signal handler's queue).
     public func post(_ name: String) { pipeline?.postApplicationMessage(named: name) }
 
+    /// A descriptor that is readable while events of the current play wait (see `Pipeline.busDescriptor`); nil when
+    /// nothing plays. Poll it, then take the events with `nextEvent(timeout: .zero)`.
+    public var eventDescriptor: Int32? { pipeline?.busDescriptor }
+
     /// Waits up to `timeout` for the next event of the current play; nil on timeout or when nothing plays.
     ///
     /// State changes of elements inside the pipeline are left out; the pipeline's own are reported.

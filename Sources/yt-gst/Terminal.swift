@@ -62,10 +62,8 @@ final class KeyboardInput {
         active = false
     }
 
-    /// Waits up to `milliseconds` for input and returns the keys that arrived (possibly none).
-    func keys(waiting milliseconds: Int32) -> [Key] {
-        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, milliseconds) > 0 else { return [] }
+    /// The keys typed since the last call (possibly none); never waits for the first one.
+    func keys() -> [Key] {
         var bytes = [UInt8](repeating: 0, count: 64)
         let n = read(STDIN_FILENO, &bytes, bytes.count)
         guard n > 0 else { return [] }
@@ -103,10 +101,27 @@ struct StatusLine {
 enum Interrupts {
     /// The signal that asked us to stop, or 0.
     private static let received = Atomic<Int32>(0)
+    /// A pipe the handler writes a byte into, so a loop asleep in poll(2) wakes (a signal between checking `pending`
+    /// and entering poll would otherwise wait for the timeout).
+    private static let wakePipe: (read: Int32, write: Int32) = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, -1) }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        return (ends[0], ends[1])
+    }()
+
+    /// Readable once a signal came; poll it beside the other descriptors.
+    static var wakeDescriptor: Int32 { wakePipe.read }
 
     static func install() {
+        _ = wakePipe
         let handler: @convention(c) (Int32) -> Void = { signal in
             Interrupts.received.store(signal, ordering: .relaxed)
+            var byte: UInt8 = 1
+            _ = write(Interrupts.wakePipe.write, &byte, 1)  // async-signal-safe
         }
         Glibc.signal(SIGINT, handler)
         Glibc.signal(SIGTERM, handler)

@@ -169,23 +169,38 @@ final class PlaybackSession {
             report("yt-gst: \(failed?.path ?? chain.displayName): \(describe(error))")
             return .failed(failed?.position ?? 0)
         }
-        var lastDraw = ContinuousClock.now.advanced(by: .seconds(-1))
+        var nextDraw = ContinuousClock.now
         while true {
             if let signal = Interrupts.pending { return .interrupted(signal) }
             reportFailures(of: chain)
             let now = current(chain)
-            for key in keyboard?.keys(waiting: 40) ?? [] {
+            for key in keyboard?.keys() ?? [] {
                 guard let now else { break }
                 if let outcome = handle(key, chain: chain, now: now) { return outcome }
             }
-            while let event = player.nextEvent(timeout: keyboard == nil ? .milliseconds(40) : .zero) {
+            while let event = player.nextEvent(timeout: .zero) {
                 if let outcome = handle(event, chain: chain, now: now) { return outcome }
             }
-            if ContinuousClock.now - lastDraw >= .milliseconds(100), let now = current(chain) {
-                lastDraw = .now
+            if showsStatus && ContinuousClock.now >= nextDraw, let now = current(chain) {
+                nextDraw = .now.advanced(by: .milliseconds(100))
                 draw(now)
             }
+            waitForSomething(until: showsStatus ? nextDraw : nil)
         }
+    }
+
+    private var showsStatus: Bool { statusLine.enabled || jsonStatus }
+
+    /// Sleeps until a bus message, a key or a signal arrives, or until `deadline` (the next status redraw).
+    private func waitForSomething(until deadline: ContinuousClock.Instant?) {
+        var descriptors = [Interrupts.wakeDescriptor, player.eventDescriptor, keyboard.map { _ in STDIN_FILENO }]
+            .compactMap { $0 }.filter { $0 >= 0 }
+            .map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        // poll(2) takes whole milliseconds: round up, so the loop never wakes just before the deadline.
+        let timeout =
+            deadline.map { Int32(max(0, (ContinuousClock.now.duration(to: $0) / .microseconds(1000)).rounded(.up))) }
+            ?? -1
+        _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
     }
 
     /// What plays now: the file's segment and the position in that file.
