@@ -54,4 +54,22 @@ static inline GType CGst_type_string(void) { return G_TYPE_STRING; }
 /// G_TYPE_BOOLEAN likewise (a sink's "sync" property).
 static inline GType CGst_type_boolean(void) { return G_TYPE_BOOLEAN; }
 
+/// The fundamental GTypes, function-like macros all (typed fields of structures, see Structure.Value).
+static inline GType CGst_type_int(void) { return G_TYPE_INT; }
+static inline GType CGst_type_uint(void) { return G_TYPE_UINT; }
+static inline GType CGst_type_long(void) { return G_TYPE_LONG; }
+static inline GType CGst_type_ulong(void) { return G_TYPE_ULONG; }
+static inline GType CGst_type_int64(void) { return G_TYPE_INT64; }
+static inline GType CGst_type_uint64(void) { return G_TYPE_UINT64; }
+static inline GType CGst_type_enum(void) { return G_TYPE_ENUM; }
+static inline GType CGst_type_flags(void) { return G_TYPE_FLAGS; }
+static inline GType CGst_type_float(void) { return G_TYPE_FLOAT; }
+static inline GType CGst_type_double(void) { return G_TYPE_DOUBLE; }
+/// G_TYPE_VALUE_ARRAY (the level element's rms/peak lists); its getter function is deprecated.
+static inline GType CGst_type_value_array(void) {
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    return G_TYPE_VALUE_ARRAY;
+    G_GNUC_END_IGNORE_DEPRECATIONS
+}
+
 #endif

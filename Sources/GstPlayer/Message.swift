@@ -35,22 +35,6 @@ public enum Message: Sendable {
         }
     }
 
-    /// A named structure from an element or application message, with fields serialised as text.
-    public struct Structure: Sendable, Equatable {
-        /// The structure's name, e.g. "level" or "yt-gst/interrupt".
-        public var name: String
-        /// The whole structure in GStreamer's text form, e.g. "level, rms=(double){ -20.1 }".
-        public var text: String
-        /// Path of the element that posted it.
-        public var source: String?
-
-        public init(name: String, text: String, source: String?) {
-            self.name = name
-            self.text = text
-            self.source = source
-        }
-    }
-
     /// Copies a message the caller still owns.
     init(_ msg: UnsafeMutablePointer<GstMessage>, pipeline: UnsafeMutablePointer<GstElement>) {
         let sourcePath = CGst_message_source_path(msg)
@@ -87,9 +71,9 @@ public enum Message: Sendable {
             defer { if let list { gst_tag_list_unref(list) } }
             self = .tags(list.map(Message.tags(of:)) ?? [])
         case GST_MESSAGE_ELEMENT:
-            self = .element(Structure(gst_message_get_structure(msg), source: source))
+            self = .element(Structure(message: msg, source: source))
         case GST_MESSAGE_APPLICATION:
-            self = .application(Structure(gst_message_get_structure(msg), source: source))
+            self = .application(Structure(message: msg, source: source))
         default:
             self = .other(String(cString: gst_message_type_get_name(msg.pointee.type)))
         }
@@ -117,16 +101,13 @@ public enum Message: Sendable {
     }
 }
 
-extension Message.Structure {
-    init(_ structure: UnsafePointer<GstStructure>?, source: String?) {
-        guard let structure else {
-            self.init(name: "", text: "", source: source)
-            return
+extension Structure {
+    /// The structure of an element or application message (an empty one named "" when it has none).
+    fileprivate init(message: UnsafeMutablePointer<GstMessage>, source: String?) {
+        if let structure = gst_message_get_structure(message) {
+            self.init(structure, source: source)
+        } else {
+            self.init(name: "", source: source)
         }
-        let text = gst_structure_to_string(structure)
-        defer { g_free(text) }
-        self.init(
-            name: String(cString: gst_structure_get_name(structure)), text: text.map { String(cString: $0) } ?? "",
-            source: source)
     }
 }

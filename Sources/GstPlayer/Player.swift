@@ -28,7 +28,7 @@ public enum PlayerEvent: Sendable {
     /// A message the application posted to itself (see `post(_:)`).
     case application(String)
     /// An element message (level meter readings, network timeouts).
-    case element(Message.Structure)
+    case element(Structure)
 }
 
 /// Plays one source at a time through a pipeline built from a launch string.

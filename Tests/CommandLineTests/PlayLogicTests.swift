@@ -1,4 +1,5 @@
 // yt-gst — the command line's pure logic: keys, times, natural order, playlists, argument parsing, status text.
+import GstPlayer
 import Testing
 
 @testable import yt_gst
@@ -127,10 +128,15 @@ import Testing
         #expect(json.contains("{\"peak\": -60, \"rms\": -200}"))
     }
 
-    @Test func levelMessagesParse() {
-        let text =
-            "level, endtime=(guint64)1, rms=(GValueArray)< -20.5, -21 >, peak=(GValueArray)< -3.25, -4 >, decay=(GValueArray)< -3, -4 >;"
-        let levels = ChannelLevel.parse(.init(name: "level", text: text, source: nil))
-        #expect(levels == [ChannelLevel(peak: -3.25, rms: -20.5), ChannelLevel(peak: -4, rms: -21)])
+    @Test func levelMessagesGiveOneReadingPerChannel() {
+        let level = Structure(
+            name: "level",
+            fields: [
+                ("endtime", .uint(1)), ("rms", .list([.double(-20.5), .double(-21)])),
+                ("peak", .list([.double(-3.25), .double(-4)])), ("decay", .list([.double(-3), .double(-4)])),
+            ])
+        #expect(ChannelLevel.parse(level) == [ChannelLevel(peak: -3.25, rms: -20.5), ChannelLevel(peak: -4, rms: -21)])
+        #expect(ChannelLevel.parse(Structure(name: "level", fields: [("rms", .list([.double(-1)]))])) == nil)
+        #expect(ChannelLevel.parse(Structure(name: "other", fields: level.fields)) == nil)
     }
 }

@@ -22,23 +22,12 @@ struct ChannelLevel: Equatable {
     var peak: Double
     var rms: Double
 
-    /// The readings of a `level` element message ("rms=(GValueArray)< -20.1, -20.3 >, peak=...").
-    static func parse(_ structure: Message.Structure) -> [ChannelLevel]? {
-        guard structure.name == "level", let rms = values(of: "rms", in: structure.text),
-            let peak = values(of: "peak", in: structure.text), rms.count == peak.count
+    /// The readings of a `level` element message: one peak and one RMS per channel.
+    static func parse(_ structure: Structure) -> [ChannelLevel]? {
+        guard structure.name == "level", let rms = structure.numbers("rms"), let peak = structure.numbers("peak"),
+            rms.count == peak.count
         else { return nil }
         return zip(peak, rms).map { ChannelLevel(peak: $0, rms: $1) }
-    }
-
-    private static func values(of field: String, in text: String) -> [Double]? {
-        guard let start = text.firstRange(of: field + "=") else { return nil }
-        let rest = text[start.upperBound...]
-        guard let open = rest.firstIndex(where: { $0 == "<" || $0 == "{" }),
-            let close = rest[open...].firstIndex(where: { $0 == ">" || $0 == "}" })
-        else { return nil }
-        return rest[rest.index(after: open)..<close].split(separator: ",").compactMap {
-            Double(String($0).trimmingWhitespace)
-        }
     }
 }
 
