@@ -154,7 +154,7 @@ struct PlayCommand {
     /// What to say, and the exit code, when the pipeline does not build.
     static func problem(_ error: GstError, launch: String) -> (message: String, code: ExitCode) {
         switch error.kind {
-        case .notFound where error.message.contains("appsrc"):
+        case .missingAppElement:
             return ("the pipeline must contain an element \"appsrc name=src\": \(launch)", .usage)
         case .notFound, .invalidValue: return ("bad pipeline: \(error.message)", .usage)
         case .missingElement: return (MissingPlugin.describe(error), .failure)
