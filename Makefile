@@ -12,8 +12,8 @@ demo: deps release
 
 ## Installs what is missing and runs every test (a private PulseAudio with a null sink is started for them).
 test: test-deps
-	$(SWIFT) build -c release
-	$(SWIFT) build --build-tests
+	scripts/quiet-build.sh $(SWIFT) build -c release
+	scripts/quiet-build.sh $(SWIFT) build --build-tests
 	YT_GST_BINARY=$(CURDIR)/.build/release/yt-gst scripts/with-pulseaudio.sh $(SWIFT) test --skip-build --no-parallel
 	scripts/fuzz.sh 60
 	scripts/bench.sh --quick --binary $(CURDIR)/.build/release/yt-gst

@@ -1,6 +1,34 @@
 // swift-tools-version:6.0
 // yt-gst: a WAV player and streamer for Linux, built on GStreamer.
+import Foundation
 import PackageDescription
+
+/// GStreamer's include paths, library paths and libraries, as pkg-config gives them.
+///
+/// `.systemLibrary(pkgConfig:)` would read the same .pc files, but GLib's gmodule-no-export-2.0.pc (which
+/// gstreamer-1.0.pc requires) adds `-pthread`, which SwiftPM does not pass on: every build printed "warning:
+/// prohibited flag(s): -pthread" once per target. Nothing is lost by never asking for it: since glibc 2.34
+/// (Debian 12 has 2.36) the POSIX threads library is part of libc (`pthread_create` is in libc.so.6, nothing links
+/// libpthread), and the `_REENTRANT` it defines is only a synonym for POSIX 1995, below the default level.
+let gstreamer: (includes: [String], libraryPaths: [String], libraries: [String]) = {
+    let modules = ["gstreamer-1.0", "gstreamer-app-1.0", "gstreamer-audio-1.0"]
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags-only-I", "--libs-only-L", "--libs-only-l"] + modules
+    let output = Pipe()
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { fatalError("yt-gst needs pkg-config to find GStreamer") }
+    let flags = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        fatalError(
+            "GStreamer's development files are missing: "
+                + "apt install libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev (or scripts/install-deps.sh)")
+    }
+    let words = flags.split(whereSeparator: \.isWhitespace).map(String.init)
+    func values(_ prefix: String) -> [String] { words.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(2)) } }
+    return (values("-I"), values("-L"), values("-l"))
+}()
 
 let package = Package(
     name: "yt-gst",
@@ -10,14 +38,15 @@ let package = Package(
         .library(name: "AppSrcFeeder", targets: ["AppSrcFeeder"]),
     ],
     targets: [
-        // GStreamer's C headers; the shim wraps only the macros Swift cannot import.
-        .systemLibrary(
-            name: "CGStreamer",
-            pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-audio-1.0",
-            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
-        ),
-        // Safe Swift over GStreamer: the only module that imports CGStreamer.
-        .target(name: "GstPlayer", dependencies: ["CGStreamer"], linkerSettings: [.linkedLibrary("m")]),
+        // GStreamer's C headers; the shim wraps only the macros Swift cannot import. Its flags come from `gstreamer`.
+        .systemLibrary(name: "CGStreamer"),
+        // Safe Swift over GStreamer: the only module that imports CGStreamer (`internal import`, so no client needs
+        // GStreamer's headers).
+        .target(
+            name: "GstPlayer", dependencies: ["CGStreamer"],
+            swiftSettings: [.unsafeFlags(gstreamer.includes.flatMap { ["-Xcc", "-I\($0)"] })],
+            linkerSettings: [.linkedLibrary("m"), .unsafeFlags(gstreamer.libraryPaths.map { "-L\($0)" })]
+                + gstreamer.libraries.map { .linkedLibrary($0) }),
         // WAV reading (pure Swift) and the need-data feeder that pushes it into an appsrc.
         .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
         // The command-line tool. Release builds link the Swift runtime and libstdc++ statically with lld (see

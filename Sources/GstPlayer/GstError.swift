@@ -12,6 +12,9 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
         case missingElement
         /// An element or property the caller asked for is not in the pipeline.
         case notFound
+        /// The pipeline lacks the appsrc or appsink the caller feeds or reads (`Pipeline.appSource(named:)`,
+        /// `Pipeline.appSink(named:)`): no element of that name, or one of another kind.
+        case missingAppElement
         /// A property value was rejected.
         case invalidValue
         /// The pipeline refused a state change.
@@ -23,7 +26,7 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
     }
 
     public var kind: Kind
-    /// GError domain, e.g. "gst-parse-error-quark", "gst-resource-error-quark".
+    /// GError domain, for messages: e.g. "gst_parse_error", "gst-resource-error-quark". Decisions use `kind`.
     public var domain: String
     /// GError code within its domain.
     public var code: Int32

@@ -35,7 +35,9 @@ public final class Pipeline: @unchecked Sendable {
         gst_object_unref(UnsafeMutableRawPointer(raw))
     }
 
-    /// A launch string of one element parses to that element; playing it needs a pipeline around it.
+    /// A launch string of one element (or one bin) parses to that element; playing it needs a pipeline around it.
+    ///
+    /// Takes the caller's (sunk) reference to `element` and returns an owned reference to a pipeline.
     private static func wrapInPipeline(_ element: UnsafeMutablePointer<GstElement>) -> UnsafeMutablePointer<GstElement>
     {
         if g_type_check_instance_is_a(
@@ -45,16 +47,25 @@ public final class Pipeline: @unchecked Sendable {
         }
         let pipeline = gst_pipeline_new(nil)!
         _ = gst_object_ref_sink(UnsafeMutableRawPointer(pipeline))
-        gst_bin_add(CGst_bin(pipeline), element)  // takes our reference
+        // The element is no longer floating, so the bin adds a reference of its own (it sinks only floating ones):
+        // ours is dropped, and the pipeline holds the only one. A parsed element has no parent and the new pipeline
+        // no children, so the add cannot fail.
+        let added = gst_bin_add(CGst_bin(pipeline), element)
+        gst_object_unref(UnsafeMutableRawPointer(element))
+        assert(added != 0, "a freshly parsed element could not be added to a new pipeline")
         return pipeline
     }
 
+    /// The error of a failed parse: `.missingElement` when GStreamer says an element does not exist (the
+    /// `GST_PARSE_ERROR` domain, code `NO_SUCH_ELEMENT`), `.parse` otherwise. Classified by the GError's domain
+    /// quark and code, never by its text.
     private static func parseError(taking error: UnsafeMutablePointer<GError>?) -> GstError {
-        var result = GstError(kind: .parse, taking: error)
-        if result.domain == "gst_parse_error" && result.code == Int32(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue) {
-            result.kind = .missingElement
-        }
-        return result
+        let missing =
+            error.map {
+                $0.pointee.domain == gst_parse_error_quark()
+                    && $0.pointee.code == gint(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue)
+            } ?? false
+        return GstError(kind: missing ? .missingElement : .parse, taking: error)
     }
 
     // MARK: Elements
@@ -70,11 +81,15 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// The appsrc of this name, which the pipeline must contain.
+    ///
+    /// - Throws: `.missingAppElement` when there is no element of this name, or it is not an appsrc.
     public func appSource(named name: String) throws(GstError) -> AppSource {
         AppSource(owning: try element(named: name, factory: "appsrc") { CGst_is_app_src($0) != 0 })
     }
 
     /// The appsink of this name, which the pipeline must contain.
+    ///
+    /// - Throws: `.missingAppElement` when there is no element of this name, or it is not an appsink.
     public func appSink(named name: String) throws(GstError) -> AppSink {
         AppSink(owning: try element(named: name, factory: "appsink") { CGst_is_app_sink($0) != 0 })
     }
@@ -84,12 +99,14 @@ public final class Pipeline: @unchecked Sendable {
         named name: String, factory: String, isKind: (UnsafeMutablePointer<GstElement>) -> Bool
     ) throws(GstError) -> UnsafeMutablePointer<GstElement> {
         guard let found = gst_bin_get_by_name(CGst_bin(raw), name) else {
-            throw GstError(kind: .notFound, message: "the pipeline has no element \"\(factory) name=\(name)\"")
+            throw GstError(
+                kind: .missingAppElement, message: "the pipeline has no element \"\(factory) name=\(name)\"")
         }
         guard isKind(found) else {
             let element = Element(owning: found)
             throw GstError(
-                kind: .notFound, message: "element \"\(name)\" is a \(element.factoryName), not an \(factory)")
+                kind: .missingAppElement,
+                message: "element \"\(name)\" is a \(element.factoryName), not an \(factory)")
         }
         return found
     }

@@ -84,6 +84,26 @@ import Testing
         }
     }
 
+    /// `--sink NAME` uses a template whole only when one of its elements is an appsrc; a sink fragment that merely
+    /// mentions "appsrc" (here in a file name) still gets the default conversion in front of it.
+    @Test func sinkTemplateIsUsedWholeOnlyWithAnAppsrcElement() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("yt-gst-sinks-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fragment = "wavenc ! filesink location=/tmp/appsrc-capture.wav"
+        let whole = "appsrc name=src ! audioconvert ! fakesink"
+        try "# A fragment\n\(fragment)\n".write(
+            to: directory.appendingPathComponent("fragment.pipeline"), atomically: true, encoding: .utf8)
+        try "# Whole\n\(whole)\n".write(
+            to: directory.appendingPathComponent("whole.pipeline"), atomically: true, encoding: .utf8)
+        let library = TemplateLibrary(directories: [directory.path])
+        func launch(sink: String) throws -> String {
+            try PipelineChoice.resolve(pipeline: nil, sink: sink, settings: [], library: library).launch
+        }
+        #expect(try launch(sink: "fragment") == PipelineChoice.sinkPrefix + fragment)
+        #expect(try launch(sink: "whole") == whole)
+    }
+
     @Test func everyShippedTemplateHasADescriptionAndAnAppsrc() {
         let required = [
             "default", "pulse", "alsa", "null", "wav-file", "raw-file", "level", "rtp-l16", "rtp-opus", "srt", "tcp",

@@ -1,5 +1,6 @@
 // yt-gst — Pipeline, bus messages, states, queries: against real GStreamer elements.
 import GstPlayer
+import Synchronization
 import Testing
 
 @Suite struct PipelineTests {
@@ -25,12 +26,24 @@ import Testing
         #expect(try pipeline.element(named: "only").factoryName == "fakesink")
     }
 
+    /// A launch string of one element (or one bin) is wrapped in a pipeline; every reference to the element is
+    /// owned once, so it is finalised with its pipeline, run after run.
+    @Test(arguments: ["fakesink name=only", "( fakesink name=only )", "fakesrc ! fakesink name=only"])
+    func elementIsFinalizedWithItsPipeline(launch: String) throws {
+        let finalized = Counter()
+        for _ in 0..<200 {
+            let pipeline = try Pipeline(launch: launch)
+            try pipeline.element(named: "only").whenFinalized { finalized.increment() }
+        }
+        #expect(finalized.value == 200)
+    }
+
     @Test func elementLookup() throws {
         let pipeline = try Pipeline(launch: "appsrc name=src ! fakesink name=sink")
         #expect(try pipeline.element(named: "sink").name == "sink")
         #expect(try pipeline.appSource(named: "src").factoryName == "appsrc")
         #expect((#expect(throws: GstError.self) { try pipeline.element(named: "nope") })?.kind == .notFound)
-        #expect((#expect(throws: GstError.self) { try pipeline.appSource(named: "sink") })?.kind == .notFound)
+        #expect((#expect(throws: GstError.self) { try pipeline.appSource(named: "sink") })?.kind == .missingAppElement)
     }
 
     @Test func unknownPropertyIsAnErrorNotIgnored() throws {
@@ -142,4 +155,11 @@ import Testing
         }
         #expect(end.nanoseconds == 1_000_000_000)
     }
+}
+
+/// A count that callbacks on any thread can add to.
+final class Counter: Sendable {
+    private let count = Atomic(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func increment() { count.add(1, ordering: .relaxed) }
 }

@@ -31,7 +31,7 @@ import Testing
     @Test func missingAppSourceIsNamed() {
         let player = Player(launch: "audiotestsrc ! fakesink")
         let error = #expect(throws: GstError.self) { try player.play(SilenceSource(buffers: 1)) }
-        #expect(error?.kind == .notFound)
+        #expect(error?.kind == .missingAppElement)
         #expect(error?.message.contains("appsrc name=src") == true)
     }
 

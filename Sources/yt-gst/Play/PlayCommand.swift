@@ -159,9 +159,8 @@ struct PlayCommand {
 
     /// What to say, and the exit code, when the pipeline does not build.
     static func problem(_ error: GstError, launch: String) -> (message: String, code: ExitCode) {
-        let hasSource = Launch.elements(in: launch).contains { $0.factory == "appsrc" && $0.value(of: "name") == "src" }
         switch error.kind {
-        case .notFound where !hasSource:
+        case .missingAppElement:
             return ("the pipeline must contain an element \"appsrc name=src\": \(launch)", .usage)
         case .notFound, .invalidValue: return ("bad pipeline: \(error.message)", .usage)
         case .missingElement: return (MissingPlugin.describe(error), .failure)

@@ -1,4 +1,5 @@
 // yt-gst — from --pipeline / --sink / --set to one launch string and the properties to set after parsing.
+import GstPlayer
 
 /// A pipeline ready to build: launch text without placeholders, and the values to set on its elements.
 struct ResolvedPipeline: Equatable {
@@ -20,8 +21,8 @@ enum PipelineChoice {
 
     /// Resolves the options of `play`.
     ///
-    /// `--pipeline NAME` or a launch string; `--sink NAME` (a template: used whole when it has an appsrc, else as a
-    /// sink fragment) or a fragment; neither: the `default` template. `--set key=value` fills placeholders.
+    /// `--pipeline NAME` or a launch string; `--sink NAME` (a template: used whole when one of its elements is an
+    /// appsrc, else as a sink fragment) or a fragment; neither: the `default` template. `--set key=value` fills placeholders.
     static func resolve(
         pipeline: String?, sink: String?, settings: [String], library: TemplateLibrary
     )
@@ -46,8 +47,9 @@ enum PipelineChoice {
             }
         } else if let sink {
             if let named = library.template(named: sink) {
+                let hasSource = Launch.elements(in: named.text).contains { $0.factory == "appsrc" }
                 template =
-                    named.text.contains("appsrc")
+                    hasSource
                     ? named
                     : PipelineTemplate(name: named.name, contents: sinkPrefix + named.text, origin: named.origin)
             } else {
