@@ -1,9 +1,39 @@
 // yt-gst — running the real binary (and other tools) from tests, always with a time limit.
 import Foundation
 
+/// How a process ended.
+public enum Termination: Equatable, Sendable, CustomStringConvertible {
+    /// It called exit (or returned from main) with this code.
+    case exited(Int32)
+    /// This signal killed it (WIFSIGNALED): it did not handle the signal and exit by itself.
+    case signalled(Int32)
+
+    /// Decodes a `waitpid` status.
+    init(waitStatus status: Int32) {
+        let signal = status & 0x7F
+        self = signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
+    }
+
+    public var description: String {
+        switch self {
+        case .exited(let code): "exited with \(code)"
+        case .signalled(let signal): "killed by signal \(signal)"
+        }
+    }
+}
+
 /// The outcome of a finished process.
 public struct RunResult: Sendable {
-    public var status: Int32
+    /// Whether it exited (and with which code) or was killed by a signal.
+    public var termination: Termination
+    /// Exit code, or 128 + signal number for a process killed by a signal (as shells report it): use `termination`
+    /// where the difference matters.
+    public var status: Int32 {
+        switch termination {
+        case .exited(let code): code
+        case .signalled(let signal): 128 + signal
+        }
+    }
     public var stdout: String
     public var stderr: String
     /// Wall time from launch to exit.
@@ -26,7 +56,7 @@ public final class Launched: @unchecked Sendable {
     let outPath: String
     let errPath: String
     let started = Date()
-    private var exitStatus: Int32?
+    private var termination: Termination?
 
     init(pid: pid_t, outPath: String, errPath: String) {
         self.pid = pid
@@ -38,17 +68,11 @@ public final class Launched: @unchecked Sendable {
 
     /// Whether it still runs (reaps it when it has ended).
     public var isRunning: Bool {
-        guard exitStatus == nil else { return false }
+        guard termination == nil else { return false }
         var status: Int32 = 0
         guard waitpid(pid, &status, WNOHANG) == pid else { return true }
-        exitStatus = Launched.decode(status)
+        termination = Termination(waitStatus: status)
         return false
-    }
-
-    /// Exit code, or 128 + signal number for a process killed by a signal (as shells report it).
-    private static func decode(_ status: Int32) -> Int32 {
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
     /// Waits for exit up to `timeout` seconds, then kills it (SIGKILL) and reports `timedOut`.
@@ -61,7 +85,7 @@ public final class Launched: @unchecked Sendable {
                 kill(pid, SIGKILL)
                 var status: Int32 = 0
                 waitpid(pid, &status, 0)
-                exitStatus = Launched.decode(status)
+                termination = Termination(waitStatus: status)
                 break
             }
             usleep(5_000)
@@ -72,7 +96,8 @@ public final class Launched: @unchecked Sendable {
             unlink(errPath)
         }
         return RunResult(
-            status: exitStatus ?? -1, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            termination: termination ?? .exited(-1),
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", seconds: seconds,
             timedOut: timedOut)
     }
