@@ -66,6 +66,24 @@ public final class Launched: @unchecked Sendable {
 
     public func signal(_ signal: Int32) { kill(pid, signal) }
 
+    /// Waits until the process has a handler installed for `signal` (the SigCgt mask in /proc/PID/status), so a
+    /// signal sent next is handled instead of killing it with the default action. False if that did not happen
+    /// within `timeout` seconds, or the process ended.
+    public func waitUntilCatching(_ signal: Int32, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while isRunning && Date() < deadline {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+                let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+                mask & (1 << UInt64(signal - 1)) != 0
+            {
+                return true
+            }
+            usleep(5_000)
+        }
+        return false
+    }
+
     /// Whether it still runs (reaps it when it has ended).
     public var isRunning: Bool {
         guard termination == nil else { return false }
