@@ -166,12 +166,12 @@ struct ReceiveCommand {
             if case .srt(let endpoint) = plan, endpoint.mode == .listener {
                 // A listener is never told that a caller was rejected; libsrt only logs it.
                 logWatch = DebugLogWatch(
-                    category: "srtlib", level: .info, patterns: ["rsp(REJECT)", "BADSECRET", "NOSECRET"],
+                    category: "srtlib", level: .info, patterns: [SRTRejectReason.handshakeLogMarker],
                     pipeline: pipeline, messageName: "yt-gst/srt-rejected")
             }
             try pipeline.setState(.playing)
         } catch {
-            Terminal.error("yt-gst: \(describe(error, plan: plan))")
+            Terminal.error("yt-gst: \(describe(error, plan: plan, connected: false))")
             _ = try? pipeline.setState(.null)
             return .failure
         }
@@ -295,16 +295,17 @@ struct ReceiveCommand {
                 return finish(ending!, failure: failure, stats: stats(), plan: plan)
             case .error(let error)?:
                 status.clear()
+                let connected = (arrivals?.snapshot.buffers ?? 0) > 0
                 if case .srt = plan, (counter?.snapshot.buffers ?? 0) == 0 || ending != nil {
-                    Terminal.error("yt-gst: \(describe(error, plan: plan))")
+                    Terminal.error("yt-gst: \(describe(error, plan: plan, connected: connected))")
                     if ending == nil { return .failure }
                     break
                 }
                 if ending == nil {
-                    failure = describe(error, plan: plan)
+                    failure = describe(error, plan: plan, connected: connected)
                     begin(.failed)
                 } else if failure == nil {
-                    failure = describe(error, plan: plan)
+                    failure = describe(error, plan: plan, connected: connected)
                 }
             case .warning(let warning)?:
                 if !quiet && warned.insert(warning.description).inserted {
@@ -318,12 +319,8 @@ struct ReceiveCommand {
                 begin(.senderFinished, after: .milliseconds(100))  // the last packets may still be in the socket
             case .application(let message)? where message.name == "yt-gst/srt-rejected":
                 status.clear()
-                let reason =
-                    message.text.contains("Password required") || message.text.contains("NOSECRET")
-                    ? "passphrase mismatch (one side has a passphrase, the other has none)"
-                    : "wrong passphrase (a caller was rejected: Incorrect passphrase)"
-                if (counter?.snapshot.buffers ?? 0) == 0 {
-                    Terminal.error("yt-gst: \(source): \(reason)")
+                if let reason = SRTRejectReason(handshakeLogLine: message.text), (counter?.snapshot.buffers ?? 0) == 0 {
+                    Terminal.error("yt-gst: \(source): \(reason.explanation)")
                     return .failure
                 }
             case .element(let structure)? where structure.name == "GstUDPSrcTimeout":
@@ -346,6 +343,7 @@ struct ReceiveCommand {
         if let failure { Terminal.error("yt-gst: \(failure)") }
         let current = stats()
         switch ending {
+        case .senderFinished?: return senderFinishedWithoutAudio(current)
         case .timedOut?: Terminal.error("yt-gst: no data from \(source) for \(timeoutText) (\(current.summary))")
         case .interrupted(let signal)?: return signal == SIGTERM ? .terminated : .interrupted
         default: break
@@ -357,6 +355,7 @@ struct ReceiveCommand {
     private func finish(_ ending: Ending, failure: String?, stats: ReceiveStats, plan: ReceivePlan) -> ExitCode {
         switch ending {
         case .senderFinished:
+            if stats.audio.buffers == 0 { return senderFinishedWithoutAudio(stats) }
             if !quiet { Terminal.error("yt-gst: \(source): the sender finished; \(stats.summary)") }
             return .success
         case .timedOut:
@@ -371,15 +370,23 @@ struct ReceiveCommand {
         }
     }
 
+    /// The sender's end came before any audio was decoded (an empty stream, or packets nothing could decode):
+    /// an error, since there is nothing to play or finalise.
+    private func senderFinishedWithoutAudio(_ stats: ReceiveStats) -> ExitCode {
+        Terminal.error("yt-gst: \(source): the sender finished before any audio was decoded (\(stats.summary))")
+        return .failure
+    }
+
     private var timeoutText: String {
         guard let timeout else { return "" }
         return timeout == timeout.rounded() ? "\(Int(timeout)) s" : "\(timeout) s"
     }
 
-    private func describe(_ error: GstError, plan: ReceivePlan) -> String {
+    /// One line for an error; `connected`: whether data had arrived from the network.
+    private func describe(_ error: GstError, plan: ReceivePlan, connected: Bool) -> String {
         if error.kind == .missingElement { return MissingPlugin.describe(error) }
         if case .srt(let endpoint) = plan, error.sourceName == "net" {
-            return NetworkSRT.explain(error, endpoint: endpoint, verbose: verbose)
+            return NetworkSRT.explain(error, endpoint: endpoint, connected: connected, verbose: verbose)
         }
         return "\(source): \(verbose ? error.verboseDescription : error.description)"
     }

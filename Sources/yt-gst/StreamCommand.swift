@@ -227,6 +227,9 @@ struct StreamCommand {
         var status = StatusLine(enabled: Terminal.stdoutIsTerminal && !quiet)
         defer { status.clear() }
         let net = try? pipeline.element(named: "net")
+        // Whether an SRT connection came up (a caller arrived, or the receiver acknowledged packets): an error
+        // after that is a broken connection, before it a failure to connect.
+        var connected = false
         var waitingForCaller = false
         do {
             if case .srt(let endpoint, _) = plan, endpoint.mode == .listener, let net {
@@ -253,6 +256,11 @@ struct StreamCommand {
                 rtpFinishedAt = .now + .seconds(3600)
                 _ = try? pipeline.element(named: "rtcp").sendEndOfStream(intoPad: "sink")
             }
+            if case .srt = plan, !connected,
+                let acknowledged = net?.structureFields(of: "stats")?["packet-ack-received"]
+            {
+                connected = (Int(acknowledged) ?? 0) > 0
+            }
             if stopping == nil, let signal = Interrupts.pending {
                 if waitingForCaller { return signal == SIGTERM ? .terminated : .interrupted }
                 pipeline.sendEndOfStream()  // RTP then sends its BYE, so receivers end cleanly
@@ -269,7 +277,7 @@ struct StreamCommand {
                 return .success
             case .error(let error)?:
                 status.clear()
-                Terminal.error("yt-gst: \(describe(error))")
+                Terminal.error("yt-gst: \(describe(error, connected: connected))")
                 return .failure
             case .warning(let warning)?:
                 // Each kind of warning once: udpsink warns for every packet the network refuses.
@@ -281,6 +289,7 @@ struct StreamCommand {
                 }
             case .application(let message)? where message.name == "yt-gst/caller-added" && waitingForCaller:
                 waitingForCaller = false
+                connected = true
                 do { try pipeline.setState(.playing) } catch {
                     Terminal.error("yt-gst: \(describe(error))")
                     return .failure
@@ -298,11 +307,12 @@ struct StreamCommand {
     }
 
     /// One line for an error, naming the destination and what to check.
-    private func describe(_ error: GstError) -> String {
+    /// - Parameter connected: whether audio had gone out over the connection.
+    private func describe(_ error: GstError, connected: Bool = false) -> String {
         if error.kind == .missingElement { return MissingPlugin.describe(error) }
         let detail = verbose ? error.verboseDescription : error.description
         if case .srt(let endpoint) = destination, error.sourceName == "net" {
-            return NetworkSRT.explain(error, endpoint: endpoint, verbose: verbose)
+            return NetworkSRT.explain(error, endpoint: endpoint, connected: connected, verbose: verbose)
         }
         return "\(destination): \(detail)"
     }

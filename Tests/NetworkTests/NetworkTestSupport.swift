@@ -152,3 +152,53 @@ func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
     }
     return condition()
 }
+
+extension NetworkLab {
+    /// Waits until sockets in `host` are bound to every UDP port in `ports` (IPv4 or IPv6), as its namespace's
+    /// /proc/net/udp and udp6 list them: a receiver is listening once they exist (datagrams that arrive from
+    /// then on wait in the socket). False when they did not appear within `seconds`.
+    func waitUntilListening(in host: LabHost, udpPorts ports: [Int], seconds: Double = 20) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            let table = try run(in: host, "/bin/cat", ["/proc/net/udp", "/proc/net/udp6"], timeout: 10).stdout
+            // Each socket line: "sl local_address rem_address ...", the local address ending in ":PORT" (hex).
+            let bound = Set(
+                table.split(separator: "\n").compactMap { line -> Int? in
+                    let fields = line.split(separator: " ")
+                    guard fields.count > 2, let port = fields[1].split(separator: ":").last else { return nil }
+                    return Int(port, radix: 16)
+                })
+            if ports.allSatisfy(bound.contains) { return true }
+            usleep(20_000)
+        } while Date() < deadline
+        return false
+    }
+
+    /// Sends one UDP datagram from `host` to `address`:`port` (IPv4).
+    func sendDatagram(_ bytes: [UInt8], from host: LabHost, to address: String, port: Int) throws {
+        let sent = try withNamespace(of: host) { () -> Int in
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            guard fd >= 0 else { return -1 }
+            defer { Glibc.close(fd) }
+            var target = sockaddr_in()
+            target.sin_family = sa_family_t(AF_INET)
+            target.sin_port = UInt16(port).bigEndian
+            inet_pton(AF_INET, address, &target.sin_addr)
+            return withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard sent == bytes.count else {
+            throw NetworkLabError(description: "sendto \(address):\(port): errno \(errno)")
+        }
+    }
+}
+
+/// Waits until the file at `path` holds more than `bytes` bytes (a receiver's output has begun to arrive).
+func waitUntilFile(_ path: String, holdsMoreThan bytes: Int, seconds: Double = 20) -> Bool {
+    waitUntil(seconds) {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > bytes
+    }
+}

@@ -16,8 +16,8 @@ public struct LabHost: Sendable {
     public let namespace: String
     /// Its address in the lab's /24.
     public let address: String
-    /// Its address in fd77::/64, or nil when the kernel has no IPv6.
-    public let ipv6Address: String?
+    /// Its address in fd77::/64, or why it has none (the error of `ip addr add`).
+    public let ipv6: Result<String, NetworkLabError>
 }
 
 public final class NetworkLab: @unchecked Sendable {
@@ -70,10 +70,9 @@ public final class NetworkLab: @unchecked Sendable {
                 try ip(["-n", namespace, "link", "set", "eth0", "up"])
                 try ip(["-n", namespace, "link", "set", "lo", "up"])
                 try ip(["-n", namespace, "route", "add", "224.0.0.0/4", "dev", "eth0"])
-                let ipv6 = "fd77::\(index + 2)"
-                let hasIPv6 = (try? ip(["-n", namespace, "addr", "add", "\(ipv6)/64", "dev", "eth0", "nodad"])) != nil
                 hosts[name] = LabHost(
-                    name: name, namespace: namespace, address: address, ipv6Address: hasIPv6 ? ipv6 : nil)
+                    name: name, namespace: namespace, address: address,
+                    ipv6: addIPv6("fd77::\(index + 2)", in: namespace))
             }
         } catch {
             close()
@@ -186,6 +185,32 @@ public final class NetworkLab: @unchecked Sendable {
         guard setns(target, cloneNewNet) == 0 else { throw NetworkLabError(description: "setns: \(errno)") }
         defer { _ = setns(original, cloneNewNet) }
         return try body()
+    }
+
+    /// Adds `address`/64 to eth0 in `namespace`, first switching IPv6 on there (a host may start namespaces with
+    /// `net.ipv6.conf.default.disable_ipv6=1`); without duplicate address detection, so it is usable at once.
+    private func addIPv6(_ address: String, in namespace: String) -> Result<String, NetworkLabError> {
+        guard FileManager.default.fileExists(atPath: "/proc/sys/net/ipv6") else {
+            return .failure(NetworkLabError(description: "this kernel has no IPv6 (no /proc/sys/net/ipv6)"))
+        }
+        let sysctl =
+            ["/usr/sbin/sysctl", "/sbin/sysctl"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "sysctl"
+        do {
+            for setting in ["all", "eth0"] {
+                let r = try Run.run(
+                    NetworkLab.ipPath,
+                    ["netns", "exec", namespace, sysctl, "-qw", "net.ipv6.conf.\(setting).disable_ipv6=0"], timeout: 10)
+                guard r.status == 0 else {
+                    throw NetworkLabError(description: "sysctl disable_ipv6=0 in \(namespace): \(r.stderr)")
+                }
+            }
+            try ip(["-n", namespace, "addr", "add", "\(address)/64", "dev", "eth0", "nodad"])
+            return .success(address)
+        } catch let error as NetworkLabError {
+            return .failure(error)
+        } catch {
+            return .failure(NetworkLabError(description: "\(error)"))
+        }
     }
 
     private func addNamespace(_ name: String) throws {

@@ -1,9 +1,39 @@
 // yt-gst — running the real binary (and other tools) from tests, always with a time limit.
 import Foundation
 
+/// How a process ended.
+public enum Termination: Equatable, Sendable, CustomStringConvertible {
+    /// It called exit (or returned from main) with this code.
+    case exited(Int32)
+    /// This signal killed it (WIFSIGNALED): it did not handle the signal and exit by itself.
+    case signalled(Int32)
+
+    /// Decodes a `waitpid` status.
+    init(waitStatus status: Int32) {
+        let signal = status & 0x7F
+        self = signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
+    }
+
+    public var description: String {
+        switch self {
+        case .exited(let code): "exited with \(code)"
+        case .signalled(let signal): "killed by signal \(signal)"
+        }
+    }
+}
+
 /// The outcome of a finished process.
 public struct RunResult: Sendable {
-    public var status: Int32
+    /// Whether it exited (and with which code) or was killed by a signal.
+    public var termination: Termination
+    /// Exit code, or 128 + signal number for a process killed by a signal (as shells report it): use `termination`
+    /// where the difference matters.
+    public var status: Int32 {
+        switch termination {
+        case .exited(let code): code
+        case .signalled(let signal): 128 + signal
+        }
+    }
     public var stdout: String
     public var stderr: String
     /// Wall time from launch to exit.
@@ -26,7 +56,7 @@ public final class Launched: @unchecked Sendable {
     let outPath: String
     let errPath: String
     let started = Date()
-    private var exitStatus: Int32?
+    private var termination: Termination?
 
     init(pid: pid_t, outPath: String, errPath: String) {
         self.pid = pid
@@ -36,19 +66,31 @@ public final class Launched: @unchecked Sendable {
 
     public func signal(_ signal: Int32) { kill(pid, signal) }
 
-    /// Whether it still runs (reaps it when it has ended).
-    public var isRunning: Bool {
-        guard exitStatus == nil else { return false }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
-        exitStatus = Launched.decode(status)
+    /// Waits until the process has a handler installed for `signal` (the SigCgt mask in /proc/PID/status), so a
+    /// signal sent next is handled instead of killing it with the default action. False if that did not happen
+    /// within `timeout` seconds, or the process ended.
+    public func waitUntilCatching(_ signal: Int32, timeout: Double = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while isRunning && Date() < deadline {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+                let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+                mask & (1 << UInt64(signal - 1)) != 0
+            {
+                return true
+            }
+            usleep(5_000)
+        }
         return false
     }
 
-    /// Exit code, or 128 + signal number for a process killed by a signal (as shells report it).
-    private static func decode(_ status: Int32) -> Int32 {
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    /// Whether it still runs (reaps it when it has ended).
+    public var isRunning: Bool {
+        guard termination == nil else { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        termination = Termination(waitStatus: status)
+        return false
     }
 
     /// Waits for exit up to `timeout` seconds, then kills it (SIGKILL) and reports `timedOut`.
@@ -61,7 +103,7 @@ public final class Launched: @unchecked Sendable {
                 kill(pid, SIGKILL)
                 var status: Int32 = 0
                 waitpid(pid, &status, 0)
-                exitStatus = Launched.decode(status)
+                termination = Termination(waitStatus: status)
                 break
             }
             usleep(5_000)
@@ -72,7 +114,8 @@ public final class Launched: @unchecked Sendable {
             unlink(errPath)
         }
         return RunResult(
-            status: exitStatus ?? -1, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            termination: termination ?? .exited(-1),
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", seconds: seconds,
             timedOut: timedOut)
     }

@@ -1,0 +1,34 @@
+// yt-gst — GStreamer's resource errors by code, so callers tell them apart without reading the message.
+internal import CGStreamer
+
+extension GstError {
+    /// The resource error codes (`GstResourceError`) that yt-gst tells apart; the others are `.other(code)`.
+    public enum ResourceError: Sendable, Equatable {
+        /// Opening for reading, writing or both failed (a bind, a missing file, a refused device).
+        case open
+        /// Reading from an opened resource failed (a source lost its input).
+        case read
+        /// Writing to an opened resource failed (a sink lost its output).
+        case write
+        case notAuthorized
+        case other(Int32)
+    }
+
+    /// The resource error this is, or nil when its domain is not `GST_RESOURCE_ERROR`.
+    ///
+    /// The corresponding C function is `gst_resource_error_quark`.
+    public var resourceError: ResourceError? {
+        guard let quark = g_quark_to_string(gst_resource_error_quark()), domain == String(cString: quark) else {
+            return nil
+        }
+        switch UInt32(bitPattern: code) {
+        case GST_RESOURCE_ERROR_OPEN_READ.rawValue, GST_RESOURCE_ERROR_OPEN_WRITE.rawValue,
+            GST_RESOURCE_ERROR_OPEN_READ_WRITE.rawValue:
+            return .open
+        case GST_RESOURCE_ERROR_READ.rawValue: return .read
+        case GST_RESOURCE_ERROR_WRITE.rawValue: return .write
+        case GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue: return .notAuthorized
+        default: return .other(code)
+        }
+    }
+}
