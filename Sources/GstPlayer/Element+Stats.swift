@@ -2,12 +2,12 @@
 internal import CGStreamer
 
 extension Element {
-    /// The fields of a property whose value is a GstStructure (for example rtpjitterbuffer's or srtsrc's "stats"),
-    /// each as text: strings as they are, numbers and everything else serialised ("12", "0.5", "true").
+    /// The value of a property that holds a GstStructure (rtpjitterbuffer's, rtpsession's or srtsink's "stats"),
+    /// with typed fields.
     ///
     /// - Returns: nil when there is no such property or it does not hold a structure.
-    /// The corresponding C functions are `g_object_get_property` and `gst_structure_nth_field_name`.
-    public func structureFields(of property: String) -> [String: String]? {
+    /// The corresponding C function is `g_object_get_property`.
+    public func structure(of property: String) -> Structure? {
         guard let spec = g_object_class_find_property(CGst_gobject_class_of(raw), property),
             spec.pointee.value_type == gst_structure_get_type()
         else { return nil }
@@ -15,26 +15,7 @@ extension Element {
         g_value_init(&value, gst_structure_get_type())
         defer { g_value_unset(&value) }
         g_object_get_property(CGst_gobject(raw), property, &value)
-        guard let structure = gst_value_get_structure(&value) else { return nil }
-        return Element.fields(of: structure)
-    }
-
-    /// Every field of a structure, as text by name.
-    static func fields(of structure: UnsafePointer<GstStructure>) -> [String: String] {
-        var result: [String: String] = [:]
-        for index in 0..<gst_structure_n_fields(structure) {
-            guard let name = gst_structure_nth_field_name(structure, guint(index)),
-                let value = gst_structure_get_value(structure, name)
-            else { continue }
-            if let string = CGst_value_string(value) {
-                result[String(cString: name)] = String(cString: string)
-            } else {
-                let serialised = gst_value_serialize(value)
-                defer { g_free(serialised) }
-                result[String(cString: name)] = serialised.map { String(cString: $0) } ?? ""
-            }
-        }
-        return result
+        return gst_value_get_structure(&value).map { Structure($0) }
     }
 
     /// Whether the pad of this name is linked to another pad.

@@ -80,9 +80,6 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
         return numbers.count == values.count ? numbers : nil
     }
 
-    /// The structure as text (transitional: callers read typed fields).
-    public var text: String { description }
-
     /// For logs: "name, field=value, ...".
     public var description: String {
         ([name] + fields.map { "\($0.name)=\(Self.describe($0.value))" }).joined(separator: ", ")

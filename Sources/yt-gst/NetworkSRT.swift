@@ -23,18 +23,16 @@ enum NetworkSRT {
     static func waitUntilDelivered(_ sink: Element) {
         let deadline = ContinuousClock.now + .seconds(3)
         var quietSince: ContinuousClock.Instant? = nil
-        var lastSent: String? = nil
+        var lastSent: UInt64? = nil
         while ContinuousClock.now < deadline {
-            let stats = sink.structureFields(of: "stats") ?? [:]
+            let stats = sink.structure(of: "stats") ?? Structure(name: "")
             if getenv("YT_GST_DEBUG_SRT_STATS") != nil { Terminal.error("srt stats: \(stats)") }
-            let unacknowledged = ["snd-buf-pkts", "pkt-snd-buf", "snd-buffer"].compactMap {
-                stats[$0].flatMap { Int($0) }
-            }.first
+            let unacknowledged = ["snd-buf-pkts", "pkt-snd-buf", "snd-buffer"].compactMap { stats.count($0) }.first
             if let unacknowledged {
                 if unacknowledged == 0 { return }
             } else {
                 // No usable counter: wait until the sent-bytes count has been still for 300 ms.
-                let sent = stats["bytes-sent-total"] ?? stats["bytes-sent"]
+                let sent = stats.count("bytes-sent-total") ?? stats.count("bytes-sent")
                 if sent != lastSent {
                     lastSent = sent
                     quietSince = .now

@@ -239,7 +239,7 @@ struct ReceiveCommand {
         }
         func stats() -> ReceiveStats {
             if jitterBuffer == nil { jitterBuffer = pipeline.elements(madeBy: "rtpjitterbuffer").first }
-            return ReceiveStats(jitterBuffer: jitterBuffer?.structureFields(of: "stats"), audio: counter?.snapshot)
+            return ReceiveStats(jitterBuffer: jitterBuffer?.structure(of: "stats"), audio: counter?.snapshot)
         }
 
         while true {
@@ -319,7 +319,9 @@ struct ReceiveCommand {
                 begin(.senderFinished, after: .milliseconds(100))  // the last packets may still be in the socket
             case .application(let message)? where message.name == "yt-gst/srt-rejected":
                 status.clear()
-                if let reason = SRTRejectReason(handshakeLogLine: message.text), (counter?.snapshot.buffers ?? 0) == 0 {
+                if let reason = SRTRejectReason(handshakeLogLine: message.string("text") ?? ""),
+                    (counter?.snapshot.buffers ?? 0) == 0
+                {
                     Terminal.error("yt-gst: \(source): \(reason.explanation)")
                     return .failure
                 }
@@ -427,12 +429,12 @@ struct ReceiveStats {
     var audio = FlowCounter.Snapshot()
     var isRTP = false
 
-    init(jitterBuffer: [String: String]?, audio: FlowCounter.Snapshot?) {
+    init(jitterBuffer: Structure?, audio: FlowCounter.Snapshot?) {
         if let jitterBuffer {
             isRTP = true
-            received = Int(jitterBuffer["num-pushed"] ?? "") ?? 0
-            lost = Int(jitterBuffer["num-lost"] ?? "") ?? 0
-            late = Int(jitterBuffer["num-late"] ?? "") ?? 0
+            received = Int(jitterBuffer.count("num-pushed") ?? 0)
+            lost = Int(jitterBuffer.count("num-lost") ?? 0)
+            late = Int(jitterBuffer.count("num-late") ?? 0)
         }
         self.audio = audio ?? FlowCounter.Snapshot()
     }

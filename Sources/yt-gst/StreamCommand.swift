@@ -257,9 +257,9 @@ struct StreamCommand {
                 _ = try? pipeline.element(named: "rtcp").sendEndOfStream(intoPad: "sink")
             }
             if case .srt = plan, !connected,
-                let acknowledged = net?.structureFields(of: "stats")?["packet-ack-received"]
+                let acknowledged = net?.structure(of: "stats")?.count("packet-ack-received")
             {
-                connected = (Int(acknowledged) ?? 0) > 0
+                connected = acknowledged > 0
             }
             if stopping == nil, let signal = Interrupts.pending {
                 if waitingForCaller { return signal == SIGTERM ? .terminated : .interrupted }
