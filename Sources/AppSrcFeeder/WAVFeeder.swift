@@ -275,9 +275,8 @@ public final class WAVFeeder: PlayableSource, Sendable {
                 delivered = frames.lowerBound..<(frames.lowerBound + Int64(written / frameBytes))
                 let timing = plan.timing(units: delivered)
                 return BufferTiming(
-                    pts: timing.pts.map { _ in streamTime(ofUnit: delivered.lowerBound) }
-                        ?? ClockTime(nanoseconds: .max),
-                    duration: ClockTime(nanoseconds: timing.duration ?? .max),
+                    pts: timing.pts.map { _ in streamTime(ofUnit: delivered.lowerBound) },
+                    duration: timing.duration.map(ClockTime.init(nanoseconds:)),
                     offset: timing.offset, offsetEnd: timing.offsetEnd)
             }
             if delivered.count < frames.count {

@@ -129,7 +129,8 @@ public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
         if written < capacity { gst_buffer_set_size(buffer, gssize(written)) }
         let timing = timing(written)
         CGst_buffer_set_timing(
-            buffer, timing.pts.raw, timing.duration.raw, guint64(timing.offset), guint64(timing.offsetEnd))
+            buffer, timing.pts?.raw ?? CGst_clock_time_none(), timing.duration?.raw ?? CGst_clock_time_none(),
+            guint64(timing.offset), guint64(timing.offsetEnd))
         return FlowResult(gst_app_src_push_buffer(CGst_app_src(raw), buffer))  // takes the buffer
     }
 
@@ -157,18 +158,26 @@ public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
 
 /// Where a buffer sits in the stream: presentation time, duration and sample offsets.
 public struct BufferTiming: Sendable, Equatable {
-    public var pts: ClockTime
-    public var duration: ClockTime
+    /// When the buffer's first sample plays; nil when unknown (`GST_CLOCK_TIME_NONE`), for a parser to work out.
+    public var pts: ClockTime?
+    /// How long it plays; nil when unknown.
+    public var duration: ClockTime?
     /// Index of the first frame in the buffer.
     public var offset: Int64
     /// Index one past the last frame.
     public var offsetEnd: Int64
 
-    public init(pts: ClockTime, duration: ClockTime, offset: Int64, offsetEnd: Int64) {
+    public init(pts: ClockTime?, duration: ClockTime?, offset: Int64, offsetEnd: Int64) {
         self.pts = pts
         self.duration = duration
         self.offset = offset
         self.offsetEnd = offsetEnd
+    }
+
+    /// When the buffer's last sample has played (pts + duration), when both are known.
+    public var end: ClockTime? {
+        guard let pts, let duration else { return nil }
+        return ClockTime(nanoseconds: pts.nanoseconds + duration.nanoseconds)
     }
 
     /// Timing of frames `start..<end` at `rate`: both ends from the frame index, so no rounding accumulates.

@@ -145,13 +145,13 @@ import Testing
         #expect(ClockTime(seconds: 3723).description == "1:02:03.0")
     }
 
-    @Test func bufferTimingHasNoAccumulatedRounding() {
+    @Test func bufferTimingHasNoAccumulatedRounding() throws {
         // 441 chunks of 100 frames at 44.1 kHz: each end is computed from the frame index.
         var end = ClockTime.zero
         for chunk in 0..<441 {
             let timing = BufferTiming(frames: Int64(chunk * 100)..<Int64(chunk * 100 + 100), rate: 44_100)
             #expect(timing.pts == end)
-            end = ClockTime(nanoseconds: timing.pts.nanoseconds + timing.duration.nanoseconds)
+            end = try #require(timing.end)
         }
         #expect(end.nanoseconds == 1_000_000_000)
     }
