@@ -2,6 +2,11 @@
 internal import CGStreamer
 
 /// GStreamer as a whole: initialisation and version.
+///
+/// Initialisation policy: every entry point of GstPlayer that reaches GStreamer (`Gst`'s functions, `Pipeline`,
+/// `Player`, `Launch.insertingDecoder` and the rest) initialises it on first use, once per process. Calling
+/// `initialize()` yourself is never required; call it early only to pay `gst_init`'s few milliseconds at a moment of
+/// your choosing.
 public enum Gst {
     /// Initialises GStreamer once per process. Safe to call from any thread, any number of times.
     ///
@@ -26,7 +31,7 @@ public enum Gst {
     ///
     /// The corresponding C function is `gst_element_factory_find`.
     public static func hasElement(_ factoryName: String) -> Bool {
-        requireInitialized()
+        initialize()
         guard let factory = gst_element_factory_find(factoryName) else { return false }
         gst_object_unref(UnsafeMutableRawPointer(factory))
         return true
@@ -37,7 +42,7 @@ public enum Gst {
     /// Empty means `autoaudiosink` has nowhere real to play to.
     /// The corresponding C function is `gst_device_monitor_get_devices` with the class "Audio/Sink".
     public static func audioOutputs() -> [String] {
-        requireInitialized()
+        initialize()
         let monitor = gst_device_monitor_new()!
         defer { gst_object_unref(UnsafeMutableRawPointer(monitor)) }
         _ = gst_device_monitor_add_filter(monitor, "Audio/Sink", nil)
@@ -55,10 +60,5 @@ public enum Gst {
             list = node.pointee.next
         }
         return names
-    }
-
-    /// Traps when GStreamer is used before `initialize()`: that is a programming error, not an environment one.
-    static func requireInitialized() {
-        precondition(gst_is_initialized() != 0, "Gst.initialize() must be called before using GStreamer")
     }
 }

@@ -16,7 +16,7 @@ public final class Pipeline: @unchecked Sendable {
     ///   A string that parses *with* an error is a failure, as it is for gst-launch.
     /// The corresponding C function is `gst_parse_launch_full`.
     public init(launch description: String) throws(GstError) {
-        Gst.requireInitialized()
+        Gst.initialize()
         var error: UnsafeMutablePointer<GError>?
         let parsed = gst_parse_launch_full(description, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
         guard let parsed else { throw Pipeline.parseError(taking: error) }

@@ -113,7 +113,6 @@ struct PlayCommand {
     }
 
     func run() throws(UsageError) -> ExitCode {
-        Gst.initialize()
         Interrupts.install()
         let resolved = try PipelineChoice.resolve(
             pipeline: pipeline, sink: sink, settings: settings, library: .standard)
