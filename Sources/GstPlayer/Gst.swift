@@ -22,6 +22,7 @@ public enum Gst {
     ///
     /// The corresponding C function is `gst_version_string`.
     public static var version: String {
+        initialize()
         let text = gst_version_string()
         defer { g_free(text) }
         return text.map { String(cString: $0) } ?? "GStreamer (unknown version)"

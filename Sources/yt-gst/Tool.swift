@@ -68,7 +68,6 @@ enum Tool {
             }
             return .success
         case "--version", "-V":
-            Gst.initialize()
             Terminal.write("yt-gst \(version) (\(Gst.version))\n")
             return .success
         default:
