@@ -18,9 +18,7 @@ extension GstError {
     ///
     /// The corresponding C function is `gst_resource_error_quark`.
     public var resourceError: ResourceError? {
-        guard let quark = g_quark_to_string(gst_resource_error_quark()), domain == String(cString: quark) else {
-            return nil
-        }
+        guard domainQuark != 0, domainQuark == gst_resource_error_quark() else { return nil }
         switch UInt32(bitPattern: code) {
         case GST_RESOURCE_ERROR_OPEN_READ.rawValue, GST_RESOURCE_ERROR_OPEN_WRITE.rawValue,
             GST_RESOURCE_ERROR_OPEN_READ_WRITE.rawValue:

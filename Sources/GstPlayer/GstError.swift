@@ -36,11 +36,15 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
     public var debug: String?
     /// Path of the element that reported the problem, e.g. "/GstPipeline:pipeline0/GstPulseSink:pulsesink0".
     public var source: String?
+    /// The GError's domain as GStreamer identifies it (0 for errors GstPlayer makes itself), for classifying by
+    /// domain without comparing names.
+    let domainQuark: UInt32
 
     public init(
-        kind: Kind, message: String, domain: String = "yt-gst", code: Int32 = 0, debug: String? = nil,
+        kind: Kind, message: String, domain: String = "GstPlayer", code: Int32 = 0, debug: String? = nil,
         source: String? = nil
     ) {
+        self.domainQuark = 0
         self.kind = kind
         self.domain = domain
         self.code = code
@@ -59,6 +63,7 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
             g_free(debug)
         }
         self.kind = kind
+        self.domainQuark = error?.pointee.domain ?? 0
         self.domain = error.flatMap { g_quark_to_string($0.pointee.domain).map { String(cString: $0) } } ?? "unknown"
         self.code = error?.pointee.code ?? 0
         self.message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
