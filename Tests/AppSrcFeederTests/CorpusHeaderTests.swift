@@ -107,7 +107,8 @@ struct CorpusHeaderTests {
             }
         }
         guard let intact else {
-            return .failed("opened (\(file.frameCount) frames, warnings \(file.warnings)) but is not in corpus-intact-audio.tsv")
+            return .failed(
+                "opened (\(file.frameCount) frames, warnings \(file.warnings)) but is not in corpus-intact-audio.tsv")
         }
         guard file.frameCount == intact.frames else {
             return .failed("\(file.frameCount) frames, expected \(intact.frames) (\(intact.why))")

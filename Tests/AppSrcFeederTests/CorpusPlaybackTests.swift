@@ -170,13 +170,7 @@ import Testing
                     referenceHash == row.decodedS16SHA256, "\(row.path): reference IMA decoder differs from libsndfile")
                 reference = decoded
             } else {
-                let raw = FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "yt-gst-ref-\(UUID().uuidString).raw")
-                defer { try? FileManager.default.removeItem(at: raw) }
-                let r = try Run.run(
-                    "/usr/bin/sox", [row.url.path, "-t", "raw", "-e", "signed", "-b", "16", "-L", raw.path])
-                #expect(r.status == 0, "\(row.path): sox: \(r.stderr)")
-                reference = ReferenceDecoders.int16(Array(try Data(contentsOf: raw)))
+                reference = try ReferenceDecoders.sox(row.url.path)
             }
             let samples = ReferenceDecoders.int16(bytes)
             let snr = ReferenceDecoders.snr(samples, reference: reference)

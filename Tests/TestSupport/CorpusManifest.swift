@@ -142,11 +142,7 @@ extension CorpusManifest {
     /// agree with it.
     public static func intactSamples(_ entry: IntactAudio) throws -> [UInt8] {
         guard let sibling = entry.sibling else { return [] }
-        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("yt-gst-intact-\(UUID().uuidString).raw")
-        defer { try? FileManager.default.removeItem(at: raw) }
-        let r = try Run.run("/usr/bin/sox", [sibling.url.path, "-t", "raw", raw.path])
-        guard r.status == 0 else { throw HarnessError(description: "sox \(sibling.path): \(r.stderr)") }
-        let samples = Array(try Data(contentsOf: raw))
+        let samples = try ReferenceDecoders.soxRaw(sibling.url.path)
         guard SHA256.hex(samples) == sibling.pcmSHA256, let blockAlign = sibling.blockAlign else {
             throw HarnessError(description: "sox's decode of \(sibling.path) does not match its pcm_sha256")
         }
