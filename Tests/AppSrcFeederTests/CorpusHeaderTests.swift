@@ -5,42 +5,22 @@ import Foundation
 import TestSupport
 import Testing
 
-/// What the reader does with the files the manifest calls invalid, where it does not simply reject them.
-///
-/// Each entry was judged by hand from the manifest's notes and the bytes: the audio is intact and only a size
-/// field, a pad byte or a metadata chunk is damaged, so playing the real frames, with a warning, is right.
-private let acceptedInvalidFiles: [String: (frames: Int64, why: String)] = [
-    "jstrait-wavefile/invalid/data_chunk_truncated.wav": (2240, "data size past EOF: clamped, warned"),
-    "scipy/test-44100Hz-le-1ch-4bytes-early-eof.wav": (236, "data size past EOF: clamped, warned"),
-    "jstrait-wavefile/invalid/format_chunk_with_extra_byte_and_missing_padding_byte.wav":
-        (2240, "odd fmt without pad byte: data found one byte early, warned"),
-    "jstrait-wavefile/invalid/format_chunk_extra_bytes_with_odd_size_and_missing_padding_byte.wav":
-        (2240, "odd fmt without pad byte: data found one byte early, warned"),
-    "jstrait-wavefile/invalid/float_format_chunk_extension_size_incomplete.wav":
-        (2240, "float fmt cut inside cbSize and no pad byte, warned"),
-    "jstrait-wavefile/invalid/float_format_chunk_extension_size_incomplete_with_padding_byte.wav":
-        (2240, "float fmt cut inside cbSize, warned"),
-    "jstrait-wavefile/invalid/smpl_chunk_truncated.wav": (2240, "smpl chunk after the data runs past EOF, warned"),
-    "jstrait-wavefile/invalid/smpl_chunk_empty.wav": (2240, "empty smpl chunk, warned"),
-    "jstrait-wavefile/invalid/smpl_chunk_loop_count_too_high.wav": (2240, "smpl loop table overflows it, warned"),
-    "jstrait-wavefile/invalid/smpl_chunk_truncated_sampler_specific_data.wav":
-        (2240, "smpl sampler data overflows it, warned"),
-]
-
 @Suite("WAV corpus headers")
 struct CorpusHeaderTests {
-    @Test(.enabled(if: Paths.corpusAvailable, Comment(rawValue: CorpusManifest.skipNote)))
+    @Test(.enabled(if: CorpusManifest.shouldRun, Comment(rawValue: CorpusManifest.skipNote)))
     func everyManifestRow() throws {
         var raw = (checked: 0, passed: 0, hashed: 0)
         var later: [String: Int] = [:]
         var invalid = (checked: 0, rejected: 0, refused: 0, accepted: 0)
         var invalidPassed = 0
 
-        for row in try CorpusManifest.rows() {
+        let rows = try CorpusManifest.rows()
+        let intact = try CorpusManifest.intactAudio(rows: rows)
+        for row in rows {
             let path = row.url.path
             if !row.expectedValid {
                 invalid.checked += 1
-                let outcome = judgeInvalid(row, path: path)
+                let outcome = judgeInvalid(row, path: path, intact: intact[row.path])
                 switch outcome {
                 case .rejected: invalid.rejected += 1
                 case .refused: invalid.refused += 1
@@ -76,7 +56,7 @@ struct CorpusHeaderTests {
             "WAV corpus: PCM/float \(raw.passed)/\(raw.checked) passed (\(raw.hashed) sha256-checked);"
                 + " other codecs \(later.values.reduce(0, +)) header-checked, decoded by CorpusPlaybackTests (\(laterText));"
                 + " invalid \(invalidPassed)/\(invalid.checked) passed (\(invalid.rejected) rejected,"
-                + " \(invalid.refused) refused as compressed, \(invalid.accepted) accepted with known frames)")
+                + " \(invalid.refused) refused as compressed, \(invalid.accepted) accepted with their intact samples)")
         #expect(raw.checked > 0 && raw.passed == raw.checked)
         #expect(invalidPassed == invalid.checked)
     }
@@ -107,12 +87,14 @@ struct CorpusHeaderTests {
 
     private enum InvalidOutcome { case rejected, refused, accepted, failed(String) }
 
-    /// A file the manifest calls invalid: a clear error, a compressed header that will not play, or a judged
-    /// acceptance with exactly the real frames and at least one warning.
-    private func judgeInvalid(_ row: CorpusRow, path: String) -> InvalidOutcome {
+    /// A file the manifest calls invalid: a clear error, a compressed header that will not play, or an acceptance
+    /// listed in Tests/corpus-intact-audio.tsv with at least one warning and exactly the intact samples (those of
+    /// its valid sibling, decoded by sox), so a reader that finds the data a byte off cannot pass.
+    private func judgeInvalid(_ row: CorpusRow, path: String, intact: IntactAudio?) -> InvalidOutcome {
         let file: WAVFile
+        let source: FileSource
         do {
-            file = try WAVFile(source: FileSource(path: path))
+            (file, source) = try WAVFile.open(path: path)
         } catch {
             return error.message.isEmpty ? .failed("empty error message") : .rejected
         }
@@ -124,14 +106,24 @@ struct CorpusHeaderTests {
                 return error.kind == .unsupportedCodec ? .refused : .failed("unexpected \(error.kind)")
             }
         }
-        guard let accepted = acceptedInvalidFiles[row.path] else {
-            return .failed("opened (\(file.frameCount) frames, warnings \(file.warnings)) but no judgement is recorded")
+        guard let intact else {
+            return .failed(
+                "opened (\(file.frameCount) frames, warnings \(file.warnings)) but is not in corpus-intact-audio.tsv")
         }
-        guard file.frameCount == accepted.frames else {
-            return .failed("\(file.frameCount) frames, expected \(accepted.frames) (\(accepted.why))")
+        guard file.frameCount == intact.frames else {
+            return .failed("\(file.frameCount) frames, expected \(intact.frames) (\(intact.why))")
         }
         guard !file.warnings.isEmpty else {
-            return .failed("accepted without a warning (\(accepted.why))")
+            return .failed("accepted without a warning (\(intact.why))")
+        }
+        do {
+            let expected = SHA256.hex(try CorpusManifest.intactSamples(intact))
+            let actual = try Self.sha256OfSamples(file, source: source)
+            guard actual == expected else {
+                return .failed("sha256 of samples \(actual), intact audio \(expected) (\(intact.why))")
+            }
+        } catch {
+            return .failed("\(error)")
         }
         return .accepted
     }

@@ -80,7 +80,7 @@ import Testing
         return out
     }
 
-    @Test(.enabled(if: Paths.corpusAvailable, Comment(rawValue: CorpusManifest.skipNote)))
+    @Test(.enabled(if: CorpusManifest.shouldRun, Comment(rawValue: CorpusManifest.skipNote)))
     func validPCMAndFloatArriveBitExact() throws {
         Gst.initialize()
         var tally = Tally()
@@ -170,13 +170,7 @@ import Testing
                     referenceHash == row.decodedS16SHA256, "\(row.path): reference IMA decoder differs from libsndfile")
                 reference = decoded
             } else {
-                let raw = FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "yt-gst-ref-\(UUID().uuidString).raw")
-                defer { try? FileManager.default.removeItem(at: raw) }
-                let r = try Run.run(
-                    "/usr/bin/sox", [row.url.path, "-t", "raw", "-e", "signed", "-b", "16", "-L", raw.path])
-                #expect(r.status == 0, "\(row.path): sox: \(r.stderr)")
-                reference = ReferenceDecoders.int16(Array(try Data(contentsOf: raw)))
+                reference = try ReferenceDecoders.sox(row.url.path)
             }
             let samples = ReferenceDecoders.int16(bytes)
             let snr = ReferenceDecoders.snr(samples, reference: reference)
@@ -189,7 +183,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: Paths.corpusAvailable, Comment(rawValue: CorpusManifest.skipNote)))
+    @Test(.enabled(if: CorpusManifest.shouldRun, Comment(rawValue: CorpusManifest.skipNote)))
     func validCompressedFilesDecodeAfterTheAppsrc() throws {
         Gst.initialize()
         var tally = Tally()
@@ -207,14 +201,16 @@ import Testing
         tally.print(title: "corpus expected_valid=yes compressed through appsrc ! its decoder ! appsink")
     }
 
-    @Test(.enabled(if: Paths.corpusAvailable, Comment(rawValue: CorpusManifest.skipNote)))
+    @Test(.enabled(if: CorpusManifest.shouldRun, Comment(rawValue: CorpusManifest.skipNote)))
     func invalidFilesGiveOneErrorLineOrTheirAudioWithAWarning() throws {
         let dir = try Paths.makeScratch("corpus-invalid")
         defer { Paths.removeScratch(dir) }
         var tally = Tally()
         var rejected = 0
         var played = 0
-        for row in try CorpusManifest.rows() where !row.expectedValid {
+        let rows = try CorpusManifest.rows()
+        let intact = try CorpusManifest.intactAudio(rows: rows)
+        for row in rows where !row.expectedValid {
             let output = dir.appendingPathComponent("out.raw").path
             let r = try Run.ytGst(
                 ["play", row.url.path, "--pipeline", "appsrc name=src ! filesink location=\(output)"], timeout: 20)
@@ -226,14 +222,21 @@ import Testing
                 #expect(passed, "\(row.path): expected one error line, got \(r.stderr)")
                 rejected += 1
             case 0:
-                // Accepted: the audio that is really there, with a warning, and exactly as many frames as the
-                // reader found between the data chunk's start and the end of the real data.
-                let (wav, _) = try WAVFile.open(path: row.url.path)
-                let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? -1
-                passed =
-                    !lines.isEmpty && lines.allSatisfy { $0.contains("warning:") }
-                    && Int64(size) == wav.dataByteCount
-                #expect(passed, "\(row.path): played \(size) bytes (reader: \(wav.dataByteCount)), stderr: \(r.stderr)")
+                // Played: only a file listed in corpus-intact-audio.tsv may be, with a warning, and what came out
+                // must be its intact audio sample for sample (its valid sibling's, decoded by sox).
+                let got = (try? Data(contentsOf: URL(fileURLWithPath: output))).map { Array($0) } ?? []
+                guard let entry = intact[row.path] else {
+                    Issue.record("\(row.path): played \(got.count) bytes but is not in corpus-intact-audio.tsv")
+                    break
+                }
+                let expected = try CorpusManifest.intactSamples(entry)
+                let warned = !lines.isEmpty && lines.allSatisfy { $0.contains("warning:") }
+                passed = warned && got == expected
+                let intactText = "intact audio \(expected.count) bytes, sha256 \(SHA256.hex(expected))"
+                #expect(
+                    passed,
+                    "\(row.path): played \(got.count) bytes, sha256 \(SHA256.hex(got)); \(intactText); stderr: \(r.stderr)"
+                )
                 played += 1
             default:
                 #expect(Bool(false), "\(row.path): exit \(r.status) (timed out: \(r.timedOut)), stderr: \(r.stderr)")

@@ -41,13 +41,23 @@ public struct CorpusRow: Sendable, CustomStringConvertible {
 }
 
 public enum CorpusManifest {
-    /// Why a corpus suite is skipped, printed once by the suites that need it.
-    public static let skipNote =
-        "WAV corpus not found at \(Paths.corpus.path) (set YT_GST_WAV_CORPUS); corpus suite skipped"
+    /// Whether the corpus tests run: the corpus is there, or it is required ($YT_GST_REQUIRE_CORPUS, set by
+    /// `.ci/run`), in which case `rows()` throws and the tests fail instead of being skipped.
+    public static var shouldRun: Bool { Paths.corpusAvailable || Paths.corpusRequired }
 
-    /// Every row of manifest.tsv, or [] when the corpus is not there.
+    /// Why a corpus test is skipped: the comment of its `.enabled(if: shouldRun, ...)` trait, which Swift Testing
+    /// prints on the test's "skipped" line.
+    public static let skipNote =
+        "WAV corpus not found at \(Paths.corpus.path) (set YT_GST_WAV_CORPUS, or YT_GST_REQUIRE_CORPUS=1 to make"
+        + " this a failure); corpus test skipped"
+
+    /// Every row of manifest.tsv; throws when the corpus is not there (only reached when it is required).
     public static func rows() throws -> [CorpusRow] {
-        guard Paths.corpusAvailable else { return [] }
+        guard Paths.corpusAvailable else {
+            throw HarnessError(
+                description: "YT_GST_REQUIRE_CORPUS is set but the WAV corpus is not at \(Paths.corpus.path)"
+                    + " (no manifest.tsv; set YT_GST_WAV_CORPUS)")
+        }
         let text = try String(contentsOf: Paths.corpus.appendingPathComponent("manifest.tsv"), encoding: .utf8)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map {
             $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -80,5 +90,62 @@ public enum CorpusManifest {
         }
         guard text.hasPrefix("0x") else { return nil }
         return UInt16(text.dropFirst(2).prefix(4), radix: 16)
+    }
+}
+
+/// An invalid corpus file whose audio is intact, from Tests/corpus-intact-audio.tsv: a player that plays it must
+/// give exactly the first `frames` frames of `sibling`, a valid corpus file with the same audio, or nothing when
+/// there is no sibling (an empty data chunk, `frames` 0).
+public struct IntactAudio: Sendable {
+    public var path: String
+    public var sibling: CorpusRow?
+    public var frames: Int
+    public var why: String
+}
+
+extension CorpusManifest {
+    /// The table of played invalid files, shared with scripts/conformance.py.
+    public static let intactAudioTable = Paths.packageRoot.appendingPathComponent("Tests/corpus-intact-audio.tsv")
+
+    /// The table's entries by path. A sibling must be a valid row of the same format with a pcm_sha256, and
+    /// `frames` must equal the manifest's lenient_frames where a lenient reader other than GStreamer (libsndfile,
+    /// scipy) counted them.
+    public static func intactAudio(rows: [CorpusRow]) throws -> [String: IntactAudio] {
+        let byPath = Dictionary(rows.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let text = try String(contentsOf: intactAudioTable, encoding: .utf8)
+        var entries: [String: IntactAudio] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.hasPrefix("path\t") {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 4, let frames = Int(f[2]), let row = byPath[f[0]], !row.expectedValid else {
+                throw HarnessError(description: "\(intactAudioTable.path): bad entry \(line)")
+            }
+            let sibling = byPath[f[1]]
+            if let sibling {
+                guard sibling.expectedValid, !sibling.pcmSHA256.isEmpty, row.effectiveTag == sibling.effectiveTag,
+                    row.channels == sibling.channels, row.bitsPerSample == sibling.bitsPerSample
+                else { throw HarnessError(description: "\(intactAudioTable.path): \(f[1]) is no sibling of \(f[0])") }
+            } else if f[1] != "-" || frames != 0 {
+                throw HarnessError(description: "\(intactAudioTable.path): bad entry \(line)")
+            }
+            let lenient = row.lenientFrames.split(separator: ":")
+            if lenient.count == 2, lenient[0] != "gstreamer", Int(lenient[1]) != frames {
+                throw HarnessError(description: "\(f[0]): \(frames) frames in the table, manifest \(row.lenientFrames)")
+            }
+            entries[f[0]] = IntactAudio(path: f[0], sibling: sibling, frames: frames, why: f[3])
+        }
+        return entries
+    }
+
+    /// The samples a played invalid file must give, as its data chunk stores them (little-endian): the sibling
+    /// decoded by sox in its own encoding, checked against the sibling's pcm_sha256, cut to `frames`; none without
+    /// a sibling. Neither the reader under test nor the file itself is involved, so a shifted or short read cannot
+    /// agree with it.
+    public static func intactSamples(_ entry: IntactAudio) throws -> [UInt8] {
+        guard let sibling = entry.sibling else { return [] }
+        let samples = try ReferenceDecoders.soxRaw(sibling.url.path)
+        guard SHA256.hex(samples) == sibling.pcmSHA256, let blockAlign = sibling.blockAlign else {
+            throw HarnessError(description: "sox's decode of \(sibling.path) does not match its pcm_sha256")
+        }
+        return Array(samples.prefix(entry.frames * blockAlign))
     }
 }

@@ -22,6 +22,13 @@ public enum Paths {
         FileManager.default.fileExists(atPath: corpus.appendingPathComponent("manifest.tsv").path)
     }
 
+    /// $YT_GST_REQUIRE_CORPUS set (and not "0"), as `.ci/run` does: a missing corpus then fails the corpus suites
+    /// instead of skipping them, so CI cannot pass without having checked the corpus.
+    public static var corpusRequired: Bool {
+        let value = ProcessInfo.processInfo.environment["YT_GST_REQUIRE_CORPUS"] ?? ""
+        return !value.isEmpty && value != "0"
+    }
+
     /// A fresh empty directory for one test; removed by `removeScratch`.
     public static func makeScratch(_ label: String = "test") throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("yt-gst-\(label)-\(UUID().uuidString)")

@@ -99,6 +99,45 @@ public enum ReferenceDecoders {
         snr(test, reference: reference) >= 30 || rmsError(test, reference: reference) <= 8
     }
 
+    /// `path` decoded by sox to interleaved Int16 (sox reads MP3 through libmad, from libsox-fmt-mp3: a decoder
+    /// GStreamer does not use).
+    public static func sox(_ path: String) throws -> [Int16] {
+        int16(try soxRaw(path, options: ["-e", "signed", "-b", "16", "-L"]))
+    }
+
+    /// The raw bytes sox decodes `path` to with the output `options` (none: the file's own encoding and width).
+    public static func soxRaw(_ path: String, options: [String] = []) throws -> [UInt8] {
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("yt-gst-sox-\(UUID().uuidString).raw")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        let r = try Run.run("/usr/bin/sox", [path, "-t", "raw"] + options + [raw.path])
+        guard r.status == 0 else { throw HarnessError(description: "sox \(path): \(r.stderr)") }
+        return Array(try Data(contentsOf: raw))
+    }
+
+    /// The shift of `test` against `reference` within ±`within` samples that makes them most alike (least mean
+    /// squared difference over the overlap): `test[i]` lines up with `reference[i - lag]`. A test compares it with
+    /// the decoders' known delay, so a shifted output fails instead of being aligned away.
+    public static func bestLag(_ test: [Int16], reference: [Int16], within: Int) -> Int {
+        var best = (lag: 0, error: Double.infinity)
+        for lag in -within...within {
+            let start = max(0, lag)
+            let end = min(test.count, reference.count + lag)
+            guard end - start >= reference.count / 2 else { continue }
+            var error = 0.0
+            for i in start..<end {
+                let d = Double(test[i]) - Double(reference[i - lag])
+                error += d * d
+            }
+            if error / Double(end - start) < best.error { best = (lag, error / Double(end - start)) }
+        }
+        return best.lag
+    }
+
+    /// The largest absolute difference of `test` and `reference` in LSB, over the common length.
+    public static func maxDifference(_ test: [Int16], reference: [Int16]) -> Int {
+        zip(test, reference).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+    }
+
     /// Little-endian bytes as Int16 samples.
     public static func int16(_ bytes: [UInt8]) -> [Int16] {
         stride(from: 0, to: bytes.count - 1, by: 2).map {
