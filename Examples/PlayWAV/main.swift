@@ -11,7 +11,7 @@ import GstPlayer
 /// Plays `path` through `launch` until its last sample has reached the sink; throws what stopped it instead.
 func play(_ path: String, through launch: String) throws {
     let feeder = try WAVFeeder(path: path)  // reads the header now, the samples as the pipeline asks for them
-    var launch = launch
+    var launch = launch  // e.g. "appsrc name=src ! audioconvert ! audioresample ! autoaudiosink"
     if feeder.needsDecoder {  // compressed samples (ADPCM, MP3, ...): put a decoder after the appsrc
         launch = Launch.insertingDecoder(afterSource: "src", in: launch, decoder: feeder.decoder)
     }
@@ -20,7 +20,7 @@ func play(_ path: String, through launch: String) throws {
     while true {
         switch player.nextEvent(timeout: .seconds(1)) {
         case .endOfStream?: return
-        case .error(let error)?: throw error
+        case .error(let error)?: throw error  // a GstError: message, domain, code, element
         default: continue  // state changes, tags, or a second without news
         }
     }
