@@ -64,6 +64,9 @@ let package = Package(
                         "-Xlinker", "--no-warn-symbol-ordering",
                     ], .when(platforms: [.linux], configuration: .release))
             ]),
+        // The example in the README: a WAV played through the libraries with a pipeline of its own. Built by every
+        // build (so `make test` compiles it, and Tests/CLITests/ExampleTests.swift runs it), never installed.
+        .executableTarget(name: "play-wav", dependencies: ["GstPlayer", "AppSrcFeeder"], path: "Examples/PlayWAV"),
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "TestSupport"]),
         .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),

@@ -2,15 +2,20 @@
 internal import CGStreamer
 
 /// An `appsink` element, read by pulling samples (tests, analysers, network receivers).
+///
+/// The corresponding C type is `GstAppSink`.
 public final class AppSink: Element, @unchecked Sendable {
     /// One buffer taken from the sink, copied out.
     public struct Sample: Sendable {
+        /// The buffer's contents, copied so the sample outlives the GStreamer buffer.
         public var bytes: [UInt8]
         /// Presentation time, nil when the buffer had none.
         public var pts: ClockTime?
+        /// How long the buffer plays, nil when the buffer had none.
         public var duration: ClockTime?
         /// Sample offsets (frame indexes for raw audio), nil when unset.
         public var offset: Int64?
+        /// Index one past the buffer's last frame, nil when unset.
         public var offsetEnd: Int64?
         /// The caps of the stream, in text form.
         public var caps: String?

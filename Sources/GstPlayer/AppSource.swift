@@ -1,7 +1,9 @@
 // yt-gst — appsrc: the element through which an application pushes data into a pipeline.
 internal import CGStreamer
 
-/// An `appsrc` element.
+/// An `appsrc` element: the real `AppSourceProtocol`, through which a `PlayableSource` pushes its data.
+///
+/// The corresponding C type is `GstAppSrc`.
 public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
     /// How the stream can be accessed, which decides whether the pipeline may seek it.
     public enum StreamType: Sendable {
@@ -167,6 +169,7 @@ public struct BufferTiming: Sendable, Equatable {
     /// Index one past the last frame.
     public var offsetEnd: Int64
 
+    /// Timing given field by field (nil times are sent as `GST_CLOCK_TIME_NONE`).
     public init(pts: ClockTime?, duration: ClockTime?, offset: Int64, offsetEnd: Int64) {
         self.pts = pts
         self.duration = duration

@@ -52,6 +52,7 @@ public protocol AppSourceProtocol: AnyObject, Sendable {
 }
 
 extension AppSourceProtocol {
+    /// Configures the appsrc with the default refill point (0%: `needData` runs only when the queue is empty).
     public func configure(
         caps: String, streamType: AppSource.StreamType, maxBytes: Int, duration: ClockTime?
     )
@@ -60,6 +61,7 @@ extension AppSourceProtocol {
         try configure(caps: caps, streamType: streamType, maxBytes: maxBytes, refillPercent: 0, duration: duration)
     }
 
+    /// Reports a failure found while feeding, with no debug text.
     public func postError(_ message: String) { postError(message, debug: nil) }
 }
 
@@ -76,6 +78,7 @@ public struct AppSourceCallbacks: Sendable {
     /// A seek: continue from the given time. Return false to refuse it.
     public var seekData: @Sendable (_ source: any AppSourceProtocol, _ time: ClockTime) -> Bool
 
+    /// Callbacks from closures; a source that only needs `needData` ignores the rest (and refuses seeks).
     public init(
         needData: @escaping @Sendable (_ source: any AppSourceProtocol, _ length: Int?) -> Void,
         enoughData: @escaping @Sendable (_ source: any AppSourceProtocol) -> Void = { _ in },

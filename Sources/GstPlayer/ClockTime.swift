@@ -3,10 +3,13 @@ internal import CGStreamer
 
 /// A GStreamer time in nanoseconds.
 public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The time itself: GStreamer counts every time and duration in nanoseconds (`GstClockTime`).
     public var nanoseconds: UInt64
 
+    /// A time given in nanoseconds.
     public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
+    /// A time given in seconds, rounded to the nearest nanosecond; negative ones become zero.
     public init(seconds: Double) { self.nanoseconds = UInt64((max(seconds, 0) * 1e9).rounded()) }
 
     /// A Swift duration; negative ones become zero.
@@ -19,6 +22,7 @@ public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible
         self.nanoseconds = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 
+    /// The start of a stream.
     public static let zero = ClockTime(nanoseconds: 0)
 
     /// The time at which frame `frames` starts at `rate` frames per second: frames × 10⁹ ÷ rate, rounded down,
@@ -36,10 +40,12 @@ public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible
         return Int64(clamping: quotient)
     }
 
+    /// The time in seconds, for display and arithmetic in floating point.
     public var seconds: Double { Double(nanoseconds) / 1e9 }
 
     var raw: GstClockTime { GstClockTime(nanoseconds) }
 
+    /// Earlier times sort first.
     public static func < (lhs: ClockTime, rhs: ClockTime) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 
     /// "m:ss.t", or "h:mm:ss.t" from an hour on.

@@ -32,8 +32,17 @@ public final class DebugLogWatch: @unchecked Sendable {
     }
 
     /// How detailed a debug line is; only lines of this level or more important are seen.
+    ///
+    /// The corresponding C type is `GstDebugLevel`.
     public enum Level: Sendable {
-        case error, warning, info, debug
+        /// Failures (`GST_LEVEL_ERROR`).
+        case error
+        /// Problems that do not stop anything (`GST_LEVEL_WARNING`).
+        case warning
+        /// Rare, noteworthy events such as state changes (`GST_LEVEL_INFO`).
+        case info
+        /// Details for debugging, e.g. libsrt's handshake lines (`GST_LEVEL_DEBUG`).
+        case debug
 
         var raw: GstDebugLevel {
             switch self {

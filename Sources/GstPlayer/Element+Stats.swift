@@ -51,6 +51,8 @@ extension Element {
     }
 
     /// Whether the element is a sink (it, or a sink inside it, ends the stream).
+    ///
+    /// The corresponding C macro is `GST_OBJECT_FLAG_IS_SET` with `GST_ELEMENT_FLAG_SINK`.
     public var isSink: Bool {
         raw.pointee.object.flags & GST_ELEMENT_FLAG_SINK.rawValue != 0
     }

@@ -5,6 +5,7 @@ internal import CGStreamer
 ///
 /// - Note: `@unchecked Sendable`: `raw` is an owned (+1) reference used only through GStreamer's
 ///   thread-safe API (reference counting, properties, state); this type has no other mutable state.
+/// The corresponding C type is `GstElement`.
 public class Element: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstElement>
     /// False only for wrappers that the element itself outlives (see `init(unretained:)`).
@@ -33,6 +34,8 @@ public class Element: @unchecked Sendable {
     deinit { if holdsReference { gst_object_unref(UnsafeMutableRawPointer(raw)) } }
 
     /// The element's name within its pipeline ("src", "pulsesink0").
+    ///
+    /// The corresponding C function is `gst_object_get_name`.
     public var name: String {
         let text = gst_object_get_name(CGst_object(raw))
         defer { g_free(text) }
@@ -40,6 +43,8 @@ public class Element: @unchecked Sendable {
     }
 
     /// The name of the factory that made it ("appsrc", "wavenc"), or its type name for bins made by parsing.
+    ///
+    /// The corresponding C function is `gst_element_get_factory`.
     public var factoryName: String {
         if let factory = gst_element_get_factory(raw),
             let name = gst_object_get_name(CGst_object(UnsafeMutableRawPointer(factory)))

@@ -16,15 +16,21 @@ import Synchronization
 public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
     /// A buffer as pushed.
     public struct Buffer: Sendable, Equatable {
+        /// What `fill` wrote, and only that (a short fill is not padded).
         public var bytes: [UInt8]
+        /// The timing the pusher stamped on it.
         public var timing: BufferTiming
     }
 
     /// Something that went downstream, in order.
     public enum Event: Sendable, Equatable {
+        /// Caps set by `configure` or `setCaps`, in text form.
         case caps(String)
+        /// Tags sent by `pushTags` (never empty).
         case tags([Message.Tag])
+        /// A buffer pushed with at least one byte.
         case buffer(Buffer)
+        /// The end of stream, signalled once.
         case endOfStream
     }
 
@@ -125,6 +131,8 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
 
     // MARK: AppSourceProtocol
 
+    /// Records the caps as an event and keeps the stream type, queue limit and duration (the refill point is ignored:
+    /// a test decides when to call `needData()`).
     public func configure(
         caps: String, streamType: AppSource.StreamType, maxBytes: Int, refillPercent: Int, duration: ClockTime?
     ) throws(GstError) {
@@ -136,14 +144,21 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         }
     }
 
+    /// Records the caps as an event; it never throws, since nothing here parses caps.
     public func setCaps(_ caps: String) throws(GstError) {
         state.withLock { $0.events.append(.caps(caps)) }
     }
 
+    /// Changes the queue limit that the next pushes count against.
     public func setMaxBytes(_ maxBytes: Int) { state.withLock { $0.maxBytes = maxBytes } }
 
+    /// Installs the callbacks that the driving methods call, replacing any installed before.
     public func setCallbacks(_ callbacks: AppSourceCallbacks) { state.withLock { $0.callbacks = callbacks } }
 
+    /// Records one buffer of what `fill` wrote and queues it; calls `enoughData` when the queue reaches `maxBytes`.
+    ///
+    /// - Returns: `.endOfStream` after the end of stream was signalled (nothing is recorded), else `.ok`.
+    /// - Throws: whatever `fill` throws; nothing is recorded then.
     public func push<E: Error>(
         capacity: Int, fill: (UnsafeMutableRawBufferPointer) throws(E) -> Int,
         timing: (_ written: Int) -> BufferTiming
@@ -166,6 +181,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         return .ok
     }
 
+    /// Records the end of stream; a second call records nothing and returns `.endOfStream`, as the appsrc does.
     @discardableResult
     public func endOfStream() -> FlowResult {
         state.withLock { state in
@@ -176,6 +192,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         }
     }
 
+    /// Records the tags as one event, unconverted; returns how many there were (0 records nothing).
     @discardableResult
     public func pushTags(_ tags: [Message.Tag]) -> Int {
         guard !tags.isEmpty else { return 0 }
@@ -183,7 +200,9 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         return tags.count
     }
 
+    /// Records the error's message in `errors` (the debug text is dropped).
     public func postError(_ message: String, debug: String?) { state.withLock { $0.errors.append(message) } }
 
+    /// What was given as `synchronizesToClock` at creation.
     public var pipelineSynchronizesToClock: Bool { synchronizes }
 }

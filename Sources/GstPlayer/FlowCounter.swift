@@ -10,16 +10,21 @@ public final class FlowCounter: Sendable {
 
     /// The counts at one moment.
     public struct Snapshot: Sendable, Equatable {
+        /// How many buffers passed (each buffer of a buffer list counts).
         public var buffers = 0
+        /// How many bytes those buffers held.
         public var bytes = 0
         /// Sum of the buffers' durations (the audio that passed, for raw audio).
         public var duration = ClockTime.zero
 
+        /// Nothing counted yet.
         public init() {}
     }
 
+    /// A counter at zero; `Element.countFlow(onPad:)` makes the ones that count.
     public init() {}
 
+    /// The counts now, all three taken together (no buffer is half counted).
     public var snapshot: Snapshot { counts.withLock { $0 } }
 
     /// Adds one buffer; its duration is the buffer's own or, for raw audio without one, its size in time.

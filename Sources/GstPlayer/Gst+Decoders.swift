@@ -11,6 +11,9 @@ extension Gst {
     public static func hasDecoder(forCaps caps: String) -> Bool { !decoders(forCaps: caps).isEmpty }
 
     /// Names of the installed decoders that accept `caps`, best rank first (for `info` and messages).
+    ///
+    /// The corresponding C functions are `gst_element_factory_list_get_elements` and
+    /// `gst_element_factory_list_filter`.
     public static func decoders(forCaps caps: String) -> [String] {
         initialize()
         guard let parsed = gst_caps_from_string(caps) else { return [] }

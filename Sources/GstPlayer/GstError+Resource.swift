@@ -10,7 +10,9 @@ extension GstError {
         case read
         /// Writing to an opened resource failed (a sink lost its output).
         case write
+        /// The resource refused access: no permission to open or use it (`GST_RESOURCE_ERROR_NOT_AUTHORIZED`).
         case notAuthorized
+        /// Any other `GstResourceError` code, as the number GStreamer gave.
         case other(Int32)
     }
 

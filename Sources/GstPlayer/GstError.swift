@@ -4,7 +4,9 @@ internal import CGStreamer
 /// An error from GStreamer, with the whole GError and where it came from.
 ///
 /// The message is what users see; the debug string is GStreamer's detail, shown with `--verbose`.
+/// The corresponding C type is `GError`.
 public struct GstError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as callers decide on it (the GError's domain and code only say who reported it).
     public enum Kind: Sendable, Equatable {
         /// The launch string could not be parsed (syntax, link or property errors).
         case parse
@@ -25,6 +27,7 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
         case unsupported
     }
 
+    /// What went wrong, for decisions: callers switch on this, never on the message.
     public var kind: Kind
     /// GError domain, for messages: e.g. "gst_parse_error", "gst-resource-error-quark". Decisions use `kind`.
     public var domain: String
@@ -40,6 +43,8 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
     /// domain without comparing names.
     let domainQuark: UInt32
 
+    /// An error GstPlayer (or its caller) finds itself, not one GStreamer reported: by default in the domain
+    /// "GstPlayer", with code 0.
     public init(
         kind: Kind, message: String, domain: String = "GstPlayer", code: Int32 = 0, debug: String? = nil,
         source: String? = nil

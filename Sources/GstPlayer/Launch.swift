@@ -164,7 +164,9 @@ public enum Launch {
 
     /// An element as written: its factory name and its `key=value` properties, in order.
     public struct ElementDescription: Equatable, Sendable {
+        /// The factory name as written ("appsrc", "audioconvert").
         public var factory: String
+        /// Its `key=value` properties, in the order written.
         public var properties: [Property]
         /// Where the factory name is, in unicode scalar offsets into the description.
         public var factoryRange: Range<Int>
@@ -179,8 +181,11 @@ public enum Launch {
     /// One `key=value` of an element, with where it is written (unicode scalar offsets, `key` to the end of the
     /// value, spaces around `=` included).
     public struct Property: Equatable, Sendable {
+        /// The property name, without the spaces around `=`.
         public var key: String
+        /// The value, unquoted and with escapes resolved.
         public var value: String
+        /// Where `key=value` is written, so a rewrite can replace it and keep the rest as written.
         public var range: Range<Int>
     }
 

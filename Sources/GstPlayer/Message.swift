@@ -2,6 +2,8 @@
 internal import CGStreamer
 
 /// A message from a pipeline's bus, copied out of GStreamer so it outlives the C message.
+///
+/// The corresponding C type is `GstMessage`.
 public enum Message: Sendable {
     /// The whole pipeline has played out (every sink has reached end of stream).
     case endOfStream
@@ -26,9 +28,12 @@ public enum Message: Sendable {
 
     /// One tag from a tag list.
     public struct Tag: Sendable, Equatable {
+        /// The GStreamer tag name ("title", "artist", "track-number", ...).
         public var name: String
+        /// The value as text: strings as they are, other types serialised ("3", "2024-05-01").
         public var value: String
 
+        /// A tag to send with `AppSourceProtocol.pushTags`, or to compare with one received.
         public init(name: String, value: String) {
             self.name = name
             self.value = value

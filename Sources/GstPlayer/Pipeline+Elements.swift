@@ -30,6 +30,8 @@ extension Pipeline {
     }
 
     /// The elements made by this factory ("rtpjitterbuffer", "udpsrc"), at any depth.
+    ///
+    /// The corresponding C functions are `gst_bin_iterate_recurse` and `gst_element_get_factory`.
     public func elements(madeBy factory: String) -> [Element] {
         allElements().filter { $0.factoryName == factory }
     }

@@ -6,6 +6,7 @@ internal import CGStreamer
 /// Releasing it sets it to NULL first, so every thread, device and socket it used is let go.
 /// - Note: `@unchecked Sendable`: `raw` and `bus` are owned (+1) references used only through GStreamer's
 ///   thread-safe API (state changes, queries, bus pop/post); this type has no other mutable state.
+/// The corresponding C type is `GstPipeline`.
 public final class Pipeline: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstElement>
     let bus: UnsafeMutablePointer<GstBus>
@@ -83,6 +84,7 @@ public final class Pipeline: @unchecked Sendable {
     /// The appsrc of this name, which the pipeline must contain.
     ///
     /// - Throws: `.missingAppElement` when there is no element of this name, or it is not an appsrc.
+    /// The corresponding C function is `gst_bin_get_by_name`.
     public func appSource(named name: String) throws(GstError) -> AppSource {
         AppSource(owning: try element(named: name, factory: "appsrc") { CGst_is_app_src($0) != 0 })
     }
@@ -90,6 +92,7 @@ public final class Pipeline: @unchecked Sendable {
     /// The appsink of this name, which the pipeline must contain.
     ///
     /// - Throws: `.missingAppElement` when there is no element of this name, or it is not an appsink.
+    /// The corresponding C function is `gst_bin_get_by_name`.
     public func appSink(named name: String) throws(GstError) -> AppSink {
         AppSink(owning: try element(named: name, factory: "appsink") { CGst_is_app_sink($0) != 0 })
     }
@@ -153,6 +156,8 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// Runs `body` with the pipeline PLAYING and sets it to NULL afterwards, however `body` ends.
+    ///
+    /// The corresponding C function is `gst_element_set_state`.
     public func withPlaying<R>(_ body: (Pipeline) throws -> R) throws -> R {
         try setState(.playing)
         defer { _ = try? setState(.null) }
@@ -180,8 +185,12 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// How a seek behaves.
+    ///
+    /// The corresponding C type is `GstSeekFlags`.
     public struct SeekOptions: OptionSet, Sendable {
+        /// The `GstSeekFlags` bits.
         public let rawValue: UInt32
+        /// Options from `GstSeekFlags` bits (the named options cover what yt-gst uses).
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         /// Drop what is queued and continue from the new position at once.
         public static let flush = SeekOptions(rawValue: GST_SEEK_FLAG_FLUSH.rawValue)

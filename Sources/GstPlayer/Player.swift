@@ -40,6 +40,7 @@ public final class Player {
     /// The launch string each play builds its pipeline from; it must contain `appsrc name=<sourceName>`.
     /// Change it between plays (e.g. to put a decoder in for a compressed file).
     public var launch: String
+    /// The `name` of the appsrc in `launch` that each source feeds ("src" by default).
     public let sourceName: String
     /// The pipeline of the current play, if any.
     public private(set) var pipeline: Pipeline?
@@ -50,6 +51,13 @@ public final class Player {
     /// The pipeline `prepare()` built, kept for the next play while `launch` is unchanged.
     private var prepared: (launch: String, pipeline: Pipeline)?
 
+    /// A player for pipelines built from `launch`; nothing is parsed until `prepare()` or the first `play`.
+    ///
+    /// - Parameters:
+    ///   - launch: a gst-launch description containing `appsrc name=<sourceName>`.
+    ///   - sourceName: the name of the appsrc the sources feed.
+    ///   - configure: sets properties on each new pipeline after parsing (user values are set, never spliced into
+    ///     the launch text).
     public init(
         launch: String, sourceName: String = "src", configure: @escaping (Pipeline) throws(GstError) -> Void = { _ in }
     ) {

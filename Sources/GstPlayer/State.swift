@@ -2,8 +2,19 @@
 internal import CGStreamer
 
 /// The state of an element or pipeline.
+///
+/// The corresponding C type is `GstState`.
 public enum State: Sendable, Equatable, CustomStringConvertible {
-    case voidPending, null, ready, paused, playing
+    /// No state: as a pending state, "no change under way" (`GST_STATE_VOID_PENDING`).
+    case voidPending
+    /// The initial state: no resources held (`GST_STATE_NULL`).
+    case null
+    /// Resources allocated (devices opened), no data flowing (`GST_STATE_READY`).
+    case ready
+    /// Prerolled: data has reached the sinks, the clock is stopped (`GST_STATE_PAUSED`).
+    case paused
+    /// Data flows and the clock runs (`GST_STATE_PLAYING`).
+    case playing
 
     init(_ raw: GstState) {
         switch raw {
@@ -25,6 +36,7 @@ public enum State: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The state in words for users ("stopped" for NULL).
     public var description: String {
         switch self {
         case .voidPending: "pending"

@@ -8,6 +8,7 @@ internal import CGStreamer
 public struct Structure: Sendable, Equatable, CustomStringConvertible {
     /// A field's value.
     public enum Value: Sendable, Equatable {
+        /// gboolean.
         case bool(Bool)
         /// Any signed integer type (gint, glong, gint64).
         case int(Int64)
@@ -15,9 +16,11 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
         case uint(UInt64)
         /// gdouble or gfloat.
         case double(Double)
+        /// A string (gchararray); a NULL string reads as "".
         case string(String)
         /// A list or array of values (GstValueList, GstValueArray, GValueArray).
         case list([Value])
+        /// A nested structure (GstStructure), copied with its fields.
         case structure(Structure)
         /// A type this wrapper does not model (fractions, caps, buffers, ...), in GStreamer's text form.
         case serialized(String)
@@ -40,6 +43,7 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
     /// Path of the element that posted it, for messages.
     public var source: String?
 
+    /// A structure made in Swift (tests, and messages the application builds).
     public init(name: String, fields: [(name: String, value: Value)] = [], source: String? = nil) {
         self.name = name
         self.fields = fields
@@ -98,6 +102,7 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Equal when name, source and fields (in order) are; written out because tuples are not `Equatable`.
     public static func == (lhs: Structure, rhs: Structure) -> Bool {
         lhs.name == rhs.name && lhs.source == rhs.source && lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
