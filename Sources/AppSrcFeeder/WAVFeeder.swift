@@ -1,4 +1,4 @@
-// yt-gst — the need-data feeder: pushes a WAV's data chunk into an appsrc in fixed-size chunks of whole frames.
+// yt-gst — the need-data feeder: pushes a WAV's data chunk into an appsrc in fixed-size chunks of whole units.
 import GstPlayer
 import Synchronization
 
@@ -27,7 +27,7 @@ public final class WAVFeeder: PlayableSource, Sendable {
     public let plan: PacketPlan
     /// Units per chunk (frames for PCM; the last chunk may be shorter). With the default chunking and no sink that
     /// synchronises, the chunks fed are `unsynchronizedChunkMilliseconds` long instead.
-    public var chunkFrames: Int64 { plan.chunkUnits }
+    public var chunkUnits: Int64 { plan.chunkUnits }
     /// Chunks the appsrc queues before it reports enough data.
     public let buffers: Int
     /// Which units are fed and where they sit in the stream.
@@ -41,7 +41,7 @@ public final class WAVFeeder: PlayableSource, Sendable {
 
     private struct Progress {
         /// The next unit (frame, block or byte) to push.
-        var nextFrame: Int64 = 0
+        var nextUnit: Int64 = 0
         /// The appsrc reported its queue full: stop pushing until the next need-data.
         var full = false
         /// The file's tags have gone out (once, before the first buffer).
@@ -104,7 +104,7 @@ public final class WAVFeeder: PlayableSource, Sendable {
         self.buffers = buffers
         self.window = window
         let units = window.units(in: plan)
-        progress.withLock { $0.nextFrame = units.lowerBound }
+        progress.withLock { $0.nextUnit = units.lowerBound }
     }
 
     /// The units fed: the window's start and end times as whole units of this file.
@@ -155,10 +155,10 @@ public final class WAVFeeder: PlayableSource, Sendable {
     public var caps: String? { file.format.rawCaps ?? file.format.codecCaps }
 
     /// Bytes in one full chunk as pushed.
-    public var chunkBytes: Int { Int(chunkFrames) * pushedFrameBytes }
+    public var chunkBytes: Int { Int(chunkUnits) * pushedUnitBytes }
 
     /// Bytes of one unit in the pushed buffers (as stored, unless PCM samples are widened).
-    private var pushedFrameBytes: Int {
+    private var pushedUnitBytes: Int {
         guard let (pushed, stored) = file.format.feedLayout?.bytesPerSample else { return plan.unitBytes }
         return file.format.blockAlign / stored * pushed
     }
@@ -195,7 +195,7 @@ public final class WAVFeeder: PlayableSource, Sendable {
     func seek(to time: ClockTime) -> Bool {
         let units = self.units
         let unit = min(max(plan.unit(atNanoseconds: fileTime(ofStream: time)), units.lowerBound), units.upperBound)
-        progress.withLock { $0 = Progress(nextFrame: unit, tagsSent: $0.tagsSent) }
+        progress.withLock { $0 = Progress(nextUnit: unit, tagsSent: $0.tagsSent) }
         return true
     }
 
@@ -225,8 +225,8 @@ public final class WAVFeeder: PlayableSource, Sendable {
         }
         let chunkUnits = chunkUnits(for: appSource)
         for _ in 0..<buffers {
-            guard let frames = claimNextChunk(units: chunkUnits) else { return .finished }
-            switch pushChunk(frames, to: appSource) {
+            guard let chunk = claimNextChunk(units: chunkUnits) else { return .finished }
+            switch pushChunk(chunk, to: appSource) {
             case .pushed: if progress.withLock({ $0.full }) { return .waiting }
             case .stopped: return .waiting
             case .fileEnded: return .finished
@@ -242,7 +242,7 @@ public final class WAVFeeder: PlayableSource, Sendable {
             chunkUnits = plan.chunkUnits
             if let larger = unsynchronizedChunkUnits, !appSource.pipelineSynchronizesToClock {
                 chunkUnits = larger
-                appSource.setMaxBytes(Int(larger) * pushedFrameBytes)
+                appSource.setMaxBytes(Int(larger) * pushedUnitBytes)
             }
             chunkUnitsInUse.store(chunkUnits, ordering: .relaxed)
         }
@@ -253,35 +253,35 @@ public final class WAVFeeder: PlayableSource, Sendable {
     private func claimNextChunk(units chunkUnits: Int64) -> Range<Int64>? {
         let end = units.upperBound
         return progress.withLock { state in
-            guard state.nextFrame < end else { return nil }
-            let start = state.nextFrame
-            state.nextFrame = min(start + chunkUnits, end)
-            return start..<state.nextFrame
+            guard state.nextUnit < end else { return nil }
+            let start = state.nextUnit
+            state.nextUnit = min(start + chunkUnits, end)
+            return start..<state.nextUnit
         }
     }
 
     private enum PushOutcome { case pushed, stopped, fileEnded }
 
-    /// Reads `frames` into a new buffer and pushes it.
-    private func pushChunk(_ frames: Range<Int64>, to appSource: any AppSourceProtocol) -> PushOutcome {
-        let frameBytes = pushedFrameBytes
-        let offset = file.dataOffset + frames.lowerBound * Int64(plan.unitBytes)
+    /// Reads the units of `chunk` into a new buffer and pushes it.
+    private func pushChunk(_ chunk: Range<Int64>, to appSource: any AppSourceProtocol) -> PushOutcome {
+        let unitBytes = pushedUnitBytes
+        let offset = file.dataOffset + chunk.lowerBound * Int64(plan.unitBytes)
         do {
-            var delivered = frames
-            let result = try appSource.push(capacity: frames.count * frameBytes) { (buffer) throws(WAVError) -> Int in
-                let read = try readFrames(at: offset, count: frames.count, into: buffer)
-                return read * frameBytes
+            var delivered = chunk
+            let result = try appSource.push(capacity: chunk.count * unitBytes) { (buffer) throws(WAVError) -> Int in
+                let read = try readUnits(at: offset, count: chunk.count, into: buffer)
+                return read * unitBytes
             } timing: { written in
-                delivered = frames.lowerBound..<(frames.lowerBound + Int64(written / frameBytes))
+                delivered = chunk.lowerBound..<(chunk.lowerBound + Int64(written / unitBytes))
                 let timing = plan.timing(units: delivered)
                 return BufferTiming(
                     pts: timing.pts.map { _ in streamTime(ofUnit: delivered.lowerBound) },
                     duration: timing.duration.map(ClockTime.init(nanoseconds:)),
                     offset: timing.offset, offsetEnd: timing.offsetEnd)
             }
-            if delivered.count < frames.count {
+            if delivered.count < chunk.count {
                 // The file shrank while playing: what was there has been pushed; end here.
-                progress.withLock { $0.nextFrame = plan.totalUnits }
+                progress.withLock { $0.nextUnit = plan.totalUnits }
                 return .fileEnded
             }
             return result == .ok ? .pushed : .stopped
@@ -292,7 +292,7 @@ public final class WAVFeeder: PlayableSource, Sendable {
     }
 
     /// Reads up to `count` whole units at `offset` into `buffer` in the pushed layout; returns the units read.
-    private func readFrames(
+    private func readUnits(
         at offset: Int64, count: Int, into buffer: UnsafeMutableRawBufferPointer
     ) throws(WAVError) -> Int {
         let blockAlign = plan.unitBytes
@@ -302,11 +302,11 @@ public final class WAVFeeder: PlayableSource, Sendable {
         // Rare formats: read the packed samples aside, then widen them into the buffer.
         let stored = UnsafeMutableRawBufferPointer.allocate(byteCount: count * blockAlign, alignment: 8)
         defer { stored.deallocate() }
-        let frames = try source.read(at: offset, into: stored) / blockAlign
+        let read = try source.read(at: offset, into: stored) / blockAlign
         SampleWidening.widen(
-            UnsafeRawBufferPointer(rebasing: stored[0..<(frames * blockAlign)]), width: width,
+            UnsafeRawBufferPointer(rebasing: stored[0..<(read * blockAlign)]), width: width,
             bigEndian: file.format.byteOrder == .big, into: buffer)
-        return frames
+        return read
     }
 }
 

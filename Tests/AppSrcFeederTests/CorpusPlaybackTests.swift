@@ -55,8 +55,8 @@ import Testing
             if case .error(let error)? = player.nextEvent(timeout: .zero) { throw error }
         }
         #expect(sink.isEndOfStream, "\(path): no end of stream")
-        let pushedFrameBytes = feeder.chunkBytes / Int(feeder.chunkFrames)
-        return (hasher.finalize(), Int64(bytes / pushedFrameBytes))
+        let pushedUnitBytes = feeder.chunkBytes / Int(feeder.chunkUnits)
+        return (hasher.finalize(), Int64(bytes / pushedUnitBytes))
     }
 
     /// F64LE samples widened from packed `width`-byte integers, back to those integers (little-endian).

@@ -82,7 +82,7 @@ import Testing
     func chunkingIsSettable(chunkMilliseconds: Int, buffers: Int) throws {
         let wav = SyntheticWAV.tone(frames: 16_000, rate: 16_000, channels: 1)
         let (feeder, samples, _) = try pullAll(wav, chunkMilliseconds: chunkMilliseconds, buffers: buffers)
-        #expect(feeder.chunkFrames == Int64(max(1, 16 * chunkMilliseconds)))
+        #expect(feeder.chunkUnits == Int64(max(1, 16 * chunkMilliseconds)))
         #expect(feeder.buffers == buffers)
         #expect(samples.flatMap(\.bytes) == wav.samples)
     }
