@@ -133,6 +133,9 @@ enum Interrupts {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
+    /// How a command that stopped for `signal` exits: 143 for SIGTERM, 130 for SIGINT.
+    static func exitCode(for signal: Int32) -> ExitCode { signal == SIGTERM ? .terminated : .interrupted }
+
     /// The pending signal (SIGINT or SIGTERM), if one came.
     static var pending: Int32? {
         let value = received.load(ordering: .relaxed)

@@ -1,7 +1,8 @@
 // yt-gst — `yt-gst receive`: plays (or records) what `stream` sends, over RTP or SRT, and ends by itself.
-import Glibc
 import GstPlayer
 
+/// `receive`'s options, checked, and the plan they make: where to listen or call, and the pipeline from the network
+/// to the output. A `ReceiveSession` then runs it.
 struct ReceiveCommand {
     static let defaultLatencyMilliseconds = 50
     /// Everything after the decoder when neither --sink nor --pipeline is given.
@@ -14,14 +15,11 @@ struct ReceiveCommand {
                 name: "latency-ms", valueName: "N",
                 help: "Jitter-buffer latency in ms (default 50; SRT: its latency, default 125)."),
             OptionSpec(name: "timeout", valueName: "SEC", help: "Give up (exit 1) after SEC seconds without data."),
-            OptionSpec(
-                name: "sink", valueName: "FRAGMENT",
-                help: "Play into this launch fragment instead of the default output."),
-            OptionSpec(
-                name: "pipeline", valueName: "LAUNCH", help: "Send the decoded audio into this launch string instead."),
+            .sink(templates: false),
+            .pipeline(templates: false),
             OptionSpec(name: "iface", valueName: "NAME", help: "Network interface to join a multicast group on."),
-            OptionSpec(name: "quiet", short: "q", help: "No status line, no summary and no warnings; errors only."),
-            OptionSpec(name: "verbose", short: "v", help: "Show GStreamer's debug details with errors and warnings."),
+            .quiet(silencing: "status line, no summary and no warnings"),
+            .verbose,
         ],
         discussion: """
             URL: rtp://@:PORT (any local address), rtp://@GROUP:PORT (join a multicast group), sdp:FILE or FILE.sdp
@@ -63,9 +61,7 @@ struct ReceiveCommand {
             }
             timeout = seconds
         }
-        let sink = arguments.value("sink")
-        let pipeline = arguments.value("pipeline")
-        if sink != nil && pipeline != nil { throw UsageError("use --sink or --pipeline, not both") }
+        let (sink, pipeline) = try arguments.sinkOrPipeline()
         if let text = sink ?? pipeline, text.allSatisfy(\.isWhitespace) {
             throw UsageError("--sink and --pipeline need a launch string")
         }
@@ -89,62 +85,52 @@ struct ReceiveCommand {
         }
     }
 
-    /// Why the stream is ending.
-    private enum Ending: Equatable {
-        /// The sender said it finished (RTCP BYE, end of the SRT stream).
-        case senderFinished
-        /// No data for --timeout seconds.
-        case timedOut
-        case interrupted(Int32)
-        /// An error stopped the stream; the output is finalised with what arrived.
-        case failed
-    }
-
     func run() throws(UsageError) -> ExitCode {
         Gst.initialize()
         Interrupts.install()
-        let plan: ReceivePlan
-        switch source {
+        do throws(ExitCode) {
+            let plan = try makePlan()
+            if usesDefaultOutput && Gst.audioOutputs().isEmpty {
+                Terminal.error(
+                    "yt-gst: no audio output available (no PulseAudio server or sound card found); "
+                        + "choose another with --sink, e.g. --sink 'wavenc ! filesink location=received.wav'")
+                return .failure
+            }
+            let pipeline = try makePipeline(plan)
+            return ReceiveSession(command: self, pipeline: pipeline, plan: plan).run()
+        } catch {
+            return error
+        }
+    }
+
+    /// Where to listen or whom to call, and the RTP format when an SDP gives it.
+    ///
+    /// - Throws: the exit code, once the problem has been said.
+    private func makePlan() throws(ExitCode) -> ReceivePlan {
+        let resolved: StreamURL
+        do { resolved = try source.resolved(sending: false) } catch {
+            Terminal.error("yt-gst: \(error)")
+            throw .failure
+        }
+        switch resolved {
         case .rtp(let endpoint):
-            plan = .rtp(address: endpoint.host, port: endpoint.port, rtcpPort: endpoint.rtcpPort, caps: nil)
+            return .rtp(address: endpoint.host, port: endpoint.port, rtcpPort: endpoint.rtcpPort, caps: nil)
         case .sdp(let path):
             let sdp: SessionDescription
-            switch NetworkFile.read(path) {
-            case .failure(let error):
+            do { sdp = try SessionDescription(parsing: try NetworkFile.read(path).get()) } catch {
                 Terminal.error("yt-gst: \(path): \(error)")
-                return .failure
-            case .success(let text):
-                do { sdp = try SessionDescription(parsing: text) } catch {
-                    Terminal.error("yt-gst: \(path): \(error)")
-                    return .failure
-                }
+                throw .failure
             }
             // A unicast SDP names this machine's address; listening on every address is the same and more robust.
-            plan = .rtp(
+            return .rtp(
                 address: sdp.isMulticast ? sdp.address : nil, port: sdp.port, rtcpPort: sdp.rtcpPort, caps: sdp.rtpCaps)
-        case .srt(var endpoint):
-            if let host = endpoint.host {
-                switch NetworkAddress.resolve(host) {
-                case .success(let address): endpoint.host = address
-                case .failure(let error):
-                    Terminal.error("yt-gst: \(source): cannot resolve \(host): \(error.message)")
-                    return .failure
-                }
-                if endpoint.mode == .caller,
-                    let problem = NetworkAddress.routeProblem(to: endpoint.host ?? "", port: endpoint.port)
-                {
-                    Terminal.error("yt-gst: \(source): no route to \(endpoint.host ?? "") (\(problem))")
-                    return .failure
-                }
-            }
-            plan = .srt(endpoint)
+        case .srt(let endpoint):
+            return .srt(endpoint)
         }
-        if usesDefaultOutput && Gst.audioOutputs().isEmpty {
-            Terminal.error(
-                "yt-gst: no audio output available (no PulseAudio server or sound card found); "
-                    + "choose another with --sink, e.g. --sink 'wavenc ! filesink location=received.wav'")
-            return .failure
-        }
+    }
+
+    /// The pipeline for `plan` into the output, with the user's values set.
+    private func makePipeline(_ plan: ReceivePlan) throws(ExitCode) -> Pipeline {
         let pipeline: Pipeline
         do {
             pipeline = try Pipeline(launch: plan.launch(output: output))
@@ -153,31 +139,14 @@ struct ReceiveCommand {
             case .missingElement: Terminal.error("yt-gst: \(MissingPlugin.describe(error))")
             default: Terminal.error("yt-gst: bad pipeline: \(error.message): \(output)")
             }
-            return error.kind == .missingElement ? .failure : .usage
+            throw error.kind == .missingElement ? .failure : .usage
         }
-        var logWatch: DebugLogWatch? = nil
-        defer { logWatch?.stop() }
-        let counter: FlowCounter?
-        let arrivals: FlowCounter?
-        do {
-            try configure(pipeline, plan: plan)
-            counter = try pipeline.element(named: "received").countFlow(onPad: "src")
-            arrivals = try pipeline.element(named: plan.networkSourceName).countFlow(onPad: "src")
-            if case .srt(let endpoint) = plan, endpoint.mode == .listener {
-                // A listener is never told that a caller was rejected; libsrt only logs it.
-                logWatch = DebugLogWatch(
-                    category: "srtlib", level: .info, patterns: [SRTRejectReason.handshakeLogMarker],
-                    pipeline: pipeline, messageName: "yt-gst/srt-rejected")
-            }
-            try pipeline.setState(.playing)
-        } catch {
+        do { try configure(pipeline, plan: plan) } catch {
             Terminal.error("yt-gst: \(describe(error, plan: plan, connected: false))")
             _ = try? pipeline.setState(.null)
-            return .failure
+            throw .failure
         }
-        let result = receive(pipeline, plan: plan, counter: counter, arrivals: arrivals)
-        _ = try? pipeline.setState(.null)
-        return result
+        return pipeline
     }
 
     private func configure(_ pipeline: Pipeline, plan: ReceivePlan) throws(GstError) {
@@ -213,239 +182,12 @@ struct ReceiveCommand {
         }
     }
 
-    /// Runs until the stream ends; returns the exit code.
-    private func receive(
-        _ pipeline: Pipeline, plan: ReceivePlan, counter: FlowCounter?, arrivals: FlowCounter?
-    ) -> ExitCode {
-        var status = StatusLine(enabled: Terminal.stdoutIsTerminal && !quiet)
-        defer { status.clear() }
-        var ending: Ending? = nil
-        var endAt: ContinuousClock.Instant? = nil  // when to send EOS (a BYE waits for the last packets)
-        var deadline: ContinuousClock.Instant? = nil
-        var forcedEnd = false
-        var failure: String? = nil
-        var jitterBuffer: Element? = nil
-        var lastArrivals = 0
-        var lastArrivalTime = ContinuousClock.now
-        var reportedLost = 0
-        var lastLossReport = ContinuousClock.now
-        var warned: Set<String> = []
-        let finishAllowance = Duration.milliseconds(latency ?? 125) + .seconds(2)
-
-        func begin(_ reason: Ending, after delay: Duration = .zero) {
-            guard ending == nil else { return }
-            ending = reason
-            endAt = .now + delay
-        }
-        func stats() -> ReceiveStats {
-            if jitterBuffer == nil { jitterBuffer = pipeline.elements(madeBy: "rtpjitterbuffer").first }
-            return ReceiveStats(jitterBuffer: jitterBuffer?.structure(of: "stats"), audio: counter?.snapshot)
-        }
-
-        while true {
-            if let signal = Interrupts.pending { begin(.interrupted(signal)) }
-            if let at = endAt, ContinuousClock.now >= at {
-                endAt = nil
-                if (counter?.snapshot.buffers ?? 0) == 0 {
-                    break  // nothing arrived: nothing to finalise
-                }
-                // srtsrc may sit in a blocking read for seconds (a dead peer), so over SRT (and after an error)
-                // the end goes in right after the source side; udpsrc ends promptly and drains the jitter buffer.
-                if case .srt = plan {
-                    _ = try? pipeline.element(named: "received").sendEndOfStream(intoPad: "sink")
-                } else if ending == .failed {
-                    _ = try? pipeline.element(named: "received").sendEndOfStream(intoPad: "sink")
-                } else {
-                    pipeline.sendEndOfStream()
-                }
-                deadline = .now + finishAllowance
-            }
-            if let limit = deadline, ContinuousClock.now > limit {
-                if !forcedEnd {
-                    // The sources could not end the stream (e.g. rtpbin dropped it): end it after them.
-                    forcedEnd = true
-                    _ = try? pipeline.element(named: "received").sendEndOfStream(intoPad: "sink")
-                    deadline = .now + .seconds(2)
-                } else {
-                    failure =
-                        failure
-                        ?? "\(source): could not finalise the output (no end of stream within \(finishAllowance))"
-                    break
-                }
-            }
-            if let timeout, case .srt = plan, ending == nil {
-                let now = arrivals?.snapshot.buffers ?? 0
-                if now != lastArrivals {
-                    lastArrivals = now
-                    lastArrivalTime = .now
-                } else if ContinuousClock.now - lastArrivalTime > .milliseconds(Int64(timeout * 1000)) {
-                    begin(.timedOut)
-                }
-            }
-            let message = pipeline.nextMessage(timeout: .milliseconds(50))
-            switch message {
-            case .endOfStream?:
-                if ending == nil {
-                    // Only SRT ends by itself: the sender's end marker (then `ending` is set), or the connection
-                    // closed without one.
-                    ending = .failed
-                    failure = "\(source): the connection closed before the end of the stream"
-                }
-                status.clear()
-                return finish(ending!, failure: failure, stats: stats(), plan: plan)
-            case .error(let error)?:
-                status.clear()
-                let connected = (arrivals?.snapshot.buffers ?? 0) > 0
-                if case .srt = plan, (counter?.snapshot.buffers ?? 0) == 0 || ending != nil {
-                    Terminal.error("yt-gst: \(describe(error, plan: plan, connected: connected))")
-                    if ending == nil { return .failure }
-                    break
-                }
-                if ending == nil {
-                    failure = describe(error, plan: plan, connected: connected)
-                    begin(.failed)
-                } else if failure == nil {
-                    failure = describe(error, plan: plan, connected: connected)
-                }
-            case .warning(let warning)?:
-                if !quiet && warned.insert(warning.description).inserted {
-                    status.clear()
-                    Terminal.error(
-                        "yt-gst: \(source): warning: \(verbose ? warning.verboseDescription : warning.description)")
-                }
-            case .application(let message)? where message.name == "yt-gst/sender-finished":
-                if ending == nil { ending = .senderFinished }  // the marker has become end of stream already
-            case .application(let message)? where message.name == "yt-gst/rtp-bye":
-                begin(.senderFinished, after: .milliseconds(100))  // the last packets may still be in the socket
-            case .application(let message)? where message.name == "yt-gst/srt-rejected":
-                status.clear()
-                if let reason = SRTRejectReason(handshakeLogLine: message.string("text") ?? ""),
-                    (counter?.snapshot.buffers ?? 0) == 0
-                {
-                    Terminal.error("yt-gst: \(source): \(reason.explanation)")
-                    return .failure
-                }
-            case .element(let structure)? where structure.name == "GstUDPSrcTimeout":
-                begin(.timedOut)
-            default:
-                break
-            }
-            let current = stats()
-            if !status.enabled && !quiet && current.lost > reportedLost
-                && ContinuousClock.now - lastLossReport > .seconds(1)
-            {
-                Terminal.error("yt-gst: \(source): \(current.lost) packets lost so far")
-                reportedLost = current.lost
-                lastLossReport = .now
-            }
-            let state = ending == nil ? (current.audio.buffers == 0 ? "… waiting for" : "● receiving") : "■ finishing"
-            status.draw("\(state) \(source)  \(current.audio.duration)  \(current.packets)")
-        }
-        status.clear()
-        if let failure { Terminal.error("yt-gst: \(failure)") }
-        let current = stats()
-        switch ending {
-        case .senderFinished?: return senderFinishedWithoutAudio(current)
-        case .timedOut?: Terminal.error("yt-gst: no data from \(source) for \(timeoutText) (\(current.summary))")
-        case .interrupted(let signal)?: return signal == SIGTERM ? .terminated : .interrupted
-        default: break
-        }
-        return .failure
-    }
-
-    /// After the pipeline's end of stream: the summary, and the exit code for why it ended.
-    private func finish(_ ending: Ending, failure: String?, stats: ReceiveStats, plan: ReceivePlan) -> ExitCode {
-        switch ending {
-        case .senderFinished:
-            if stats.audio.buffers == 0 { return senderFinishedWithoutAudio(stats) }
-            if !quiet { Terminal.error("yt-gst: \(source): the sender finished; \(stats.summary)") }
-            return .success
-        case .timedOut:
-            Terminal.error("yt-gst: no data from \(source) for \(timeoutText) (\(stats.summary))")
-            return .failure
-        case .interrupted(let signal):
-            if !quiet { Terminal.error("yt-gst: \(source): stopped; \(stats.summary)") }
-            return signal == SIGTERM ? .terminated : .interrupted
-        case .failed:
-            Terminal.error("yt-gst: \(failure ?? "\(source): failed") (\(stats.summary))")
-            return .failure
-        }
-    }
-
-    /// The sender's end came before any audio was decoded (an empty stream, or packets nothing could decode):
-    /// an error, since there is nothing to play or finalise.
-    private func senderFinishedWithoutAudio(_ stats: ReceiveStats) -> ExitCode {
-        Terminal.error("yt-gst: \(source): the sender finished before any audio was decoded (\(stats.summary))")
-        return .failure
-    }
-
-    private var timeoutText: String {
-        guard let timeout else { return "" }
-        return timeout == timeout.rounded() ? "\(Int(timeout)) s" : "\(timeout) s"
-    }
-
     /// One line for an error; `connected`: whether data had arrived from the network.
-    private func describe(_ error: GstError, plan: ReceivePlan, connected: Bool) -> String {
+    func describe(_ error: GstError, plan: ReceivePlan, connected: Bool) -> String {
         if error.kind == .missingElement { return MissingPlugin.describe(error) }
         if case .srt(let endpoint) = plan, error.sourceName == "net" {
             return NetworkSRT.explain(error, endpoint: endpoint, connected: connected, verbose: verbose)
         }
         return "\(source): \(verbose ? error.verboseDescription : error.description)"
-    }
-}
-
-/// What `receive` builds.
-enum ReceivePlan {
-    /// RTP through rtpbin; `address` is a multicast group to join (nil: every local address); caps from an SDP.
-    case rtp(address: String?, port: Int, rtcpPort: Int, caps: String?)
-    case srt(SRTEndpoint)
-
-    var networkSourceName: String {
-        switch self {
-        case .rtp: "rtp"
-        case .srt: "net"
-        }
-    }
-
-    /// The launch string: named elements, values set as properties afterwards; `output` is the user's part.
-    func launch(output: String) -> String {
-        let decode = "decodebin name=decode ! identity name=received silent=true ! \(output)"
-        switch self {
-        case .rtp:
-            return
-                "rtpbin name=rtpbin udpsrc name=rtp ! rtpbin.recv_rtp_sink_0 udpsrc name=rtcp ! rtpbin.recv_rtcp_sink_0 "
-                + "rtpbin. ! \(decode)"
-        case .srt:
-            return "srtsrc name=net ! gdpdepay name=framing ! \(decode)"
-        }
-    }
-}
-
-/// Counts for the status line and the summary.
-struct ReceiveStats {
-    var received = 0
-    var lost = 0
-    var late = 0
-    var audio = FlowCounter.Snapshot()
-    var isRTP = false
-
-    init(jitterBuffer: Structure?, audio: FlowCounter.Snapshot?) {
-        if let jitterBuffer {
-            isRTP = true
-            received = Int(jitterBuffer.count("num-pushed") ?? 0)
-            lost = Int(jitterBuffer.count("num-lost") ?? 0)
-            late = Int(jitterBuffer.count("num-late") ?? 0)
-        }
-        self.audio = audio ?? FlowCounter.Snapshot()
-    }
-
-    /// "1234 packets received, 2 lost, 0 late; 0:09.8 of audio".
-    var summary: String {
-        (isRTP ? packets + "; " : "") + "\(audio.duration) of audio"
-    }
-
-    /// "1234 packets received, 2 lost, 0 late" (RTP), or the bytes that arrived (SRT).
-    var packets: String {
-        isRTP ? "\(received) packets received, \(lost) lost, \(late) late" : "\(audio.bytes / 1024) KiB received"
     }
 }
