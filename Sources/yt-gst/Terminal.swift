@@ -97,7 +97,7 @@ struct StatusLine {
     }
 }
 
-/// SIGINT and SIGTERM, turned into a flag the play loop checks between bus reads.
+/// SIGINT and SIGTERM, turned into a flag the command loops check, and a descriptor that wakes them (see `EventLoop`).
 enum Interrupts {
     /// The signal that asked us to stop, or 0.
     private static let received = Atomic<Int32>(0)

@@ -40,8 +40,8 @@ enum NetworkSRT {
                     return
                 }
             }
-            var pause = timespec(tv_sec: 0, tv_nsec: 50_000_000)
-            nanosleep(&pause, nil)
+            // libsrt tells no one when the peer acknowledged: look again in 50 ms.
+            EventLoop.wait(for: [], until: .now + .milliseconds(50))
         }
     }
 

@@ -107,12 +107,7 @@ struct ReceiveCommand {
     ///
     /// - Throws: the exit code, once the problem has been said.
     private func makePlan() throws(ExitCode) -> ReceivePlan {
-        let resolved: StreamURL
-        do { resolved = try source.resolved(sending: false) } catch {
-            Terminal.error("yt-gst: \(error)")
-            throw .failure
-        }
-        switch resolved {
+        switch try source.resolvedOrExit(sending: false) {
         case .rtp(let endpoint):
             return .rtp(address: endpoint.host, port: endpoint.port, rtcpPort: endpoint.rtcpPort, caps: nil)
         case .sdp(let path):

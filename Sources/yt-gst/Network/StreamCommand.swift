@@ -147,12 +147,7 @@ struct StreamCommand {
                 "yt-gst: \(name): Opus streams carry 1 or 2 channels, not \(format.channels) (use --codec l16 or l24)")
             throw .failure
         }
-        let resolved: StreamURL
-        do { resolved = try destination.resolved(sending: true) } catch {
-            Terminal.error("yt-gst: \(error)")
-            throw .failure
-        }
-        switch resolved {
+        switch try destination.resolvedOrExit(sending: true) {
         case .rtp(let endpoint):
             let rtp = RTPFormat(codec: codec, rate: format.sampleRate, channels: format.channels)
             if !rtp.isKnownWithoutSDP && sdpPath == nil {

@@ -28,4 +28,12 @@ extension StreamURL {
             throw NetworkAddress.Problem(description: "\(self): \(error)")
         }
     }
+
+    /// `resolved(sending:)` for a command's plan: a problem is said in one line, and the command exits with 1.
+    func resolvedOrExit(sending: Bool) throws(ExitCode) -> StreamURL {
+        do { return try resolved(sending: sending) } catch {
+            Terminal.error("yt-gst: \(error)")
+            throw .failure
+        }
+    }
 }
