@@ -1,5 +1,4 @@
 // yt-gst — one run of `receive`: the built pipeline from the first packet to a finalised output, in one loop.
-import Glibc
 import GstPlayer
 
 /// Runs a `receive` pipeline until the stream ends (the sender finished, --timeout, a signal or an error), makes
