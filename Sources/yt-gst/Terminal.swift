@@ -97,7 +97,7 @@ struct StatusLine {
     }
 }
 
-/// SIGINT and SIGTERM, turned into a flag the play loop checks between bus reads.
+/// SIGINT and SIGTERM, turned into a flag the command loops check, and a descriptor that wakes them (see `EventLoop`).
 enum Interrupts {
     /// The signal that asked us to stop, or 0.
     private static let received = Atomic<Int32>(0)
@@ -132,6 +132,9 @@ enum Interrupts {
         sigaddset(&set, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
+
+    /// How a command that stopped for `signal` exits: 143 for SIGTERM, 130 for SIGINT.
+    static func exitCode(for signal: Int32) -> ExitCode { signal == SIGTERM ? .terminated : .interrupted }
 
     /// The pending signal (SIGINT or SIGTERM), if one came.
     static var pending: Int32? {

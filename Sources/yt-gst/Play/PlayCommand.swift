@@ -6,12 +6,8 @@ struct PlayCommand {
     static let spec = CommandSpec(
         name: "play", abstract: "Play WAV files, directories and playlists.", operands: "FILE|DIR|PLAYLIST...",
         options: [
-            OptionSpec(
-                name: "sink", valueName: "NAME|FRAGMENT",
-                help: "Play into this template or launch fragment instead of the default output."),
-            OptionSpec(
-                name: "pipeline", valueName: "NAME|LAUNCH",
-                help: "Use this template or whole launch string; it must contain \"appsrc name=src\"."),
+            .sink(templates: true),
+            .pipeline(templates: true),
             OptionSpec(
                 name: "set", valueName: "KEY=VALUE",
                 help: "Fill a template placeholder ${KEY} (repeatable); set as a property, never pasted."),
@@ -33,8 +29,8 @@ struct PlayCommand {
                 name: "status", valueName: "MODE",
                 help: "Status output: auto (a line on a terminal), json (a JSON object per line), none."),
             OptionSpec(name: "no-interactive", help: "Ignore the keyboard even on a terminal."),
-            OptionSpec(name: "quiet", short: "q", help: "No status line, tags or warnings; errors only."),
-            OptionSpec(name: "verbose", short: "v", help: "Show GStreamer's debug details with errors and warnings."),
+            .quiet(silencing: "status line, tags or warnings"),
+            .verbose,
         ],
         discussion: """
             Arguments may be WAV files, directories (searched recursively for .wav/.wave/.bwf/.rf64/.w64, in natural
@@ -85,9 +81,7 @@ struct PlayCommand {
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard !parsed.operands.isEmpty else { throw UsageError("no file given") }
         arguments = parsed.operands
-        pipeline = parsed.value("pipeline")
-        sink = parsed.value("sink")
-        if sink != nil && pipeline != nil { throw UsageError("use --sink or --pipeline, not both") }
+        (sink, pipeline) = try parsed.sinkOrPipeline()
         if let sink, sink.allSatisfy(\.isWhitespace) {
             throw UsageError("--sink needs a template name or launch fragment")
         }

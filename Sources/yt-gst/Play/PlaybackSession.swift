@@ -193,14 +193,7 @@ final class PlaybackSession {
 
     /// Sleeps until a bus message, a key or a signal arrives, or until `deadline` (the next status redraw).
     private func waitForSomething(until deadline: ContinuousClock.Instant?) {
-        var descriptors = [Interrupts.wakeDescriptor, player.eventDescriptor, keyboard.map { _ in STDIN_FILENO }]
-            .compactMap { $0 }.filter { $0 >= 0 }
-            .map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        // poll(2) takes whole milliseconds: round up, so the loop never wakes just before the deadline.
-        let timeout =
-            deadline.map { Int32(max(0, (ContinuousClock.now.duration(to: $0) / .microseconds(1000)).rounded(.up))) }
-            ?? -1
-        _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
+        EventLoop.wait(for: [player.eventDescriptor, keyboard.map { _ in STDIN_FILENO }], until: deadline)
     }
 
     /// What plays now: the file's segment and the position in that file.

@@ -2,16 +2,33 @@
 import Glibc
 
 enum NetworkAddress {
+    /// Why a host cannot be used: "cannot resolve HOST: Name or service not known", "no route to ADDRESS (...)".
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `host` as an address (an address stays as it is), with this machine's route to it checked when we are to
+    /// send to it or call it (`checkingRoute`).
+    ///
+    /// - Throws: the `Problem`, in words for a one-line message.
+    static func resolve(_ host: String, port: Int, checkingRoute: Bool) throws(Problem) -> String {
+        let address = try firstAddress(of: host)
+        if checkingRoute, let problem = routeProblem(to: address, port: port) {
+            throw Problem(description: "no route to \(address) (\(problem))")
+        }
+        return address
+    }
+
     /// The first address of `host` (IPv4 preferred), as text; an address is returned as it is.
     ///
-    /// - Returns: the address, or the resolver's message ("Name or service not known").
-    static func resolve(_ host: String) -> Result<String, ResolveError> {
+    /// - Throws: "cannot resolve HOST: " and the resolver's message ("Name or service not known").
+    private static func firstAddress(of host: String) throws(Problem) -> String {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>? = nil
         let status = getaddrinfo(host, nil, &hints, &list)
         guard status == 0, let list else {
-            return .failure(ResolveError(message: String(cString: gai_strerror(status))))
+            throw Problem(description: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(list) }
         var found: [String] = []
@@ -27,19 +44,15 @@ enum NetworkAddress {
             node = entry.pointee.ai_next
         }
         guard let address = found.first(where: { !$0.contains(":") }) ?? found.first else {
-            return .failure(ResolveError(message: "no address"))
+            throw Problem(description: "cannot resolve \(host): no address")
         }
-        return .success(address)
-    }
-
-    struct ResolveError: Error {
-        var message: String
+        return address
     }
 
     /// Whether this machine has a route to `address` (a UDP connect sends nothing, but fails at once without one).
     ///
     /// - Returns: nil when there is a route, else the system's reason ("Network is unreachable").
-    static func routeProblem(to address: String, port: Int) -> String? {
+    private static func routeProblem(to address: String, port: Int) -> String? {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         hints.ai_flags = AI_NUMERICHOST

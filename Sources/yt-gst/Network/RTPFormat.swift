@@ -1,23 +1,4 @@
-// yt-gst — what goes on the wire: codecs, RTP payload formats and the payload types both sides know.
-
-/// The audio codec on the wire.
-enum NetworkCodec: String, Equatable, CaseIterable {
-    /// Linear 16-bit PCM, big-endian (RFC 3551).
-    case l16
-    /// Linear 24-bit PCM, big-endian (RFC 3190).
-    case l24
-    /// Opus (RFC 7587), always at a 48 kHz clock.
-    case opus
-
-    /// The RTP encoding name as caps spell it.
-    var encodingName: String {
-        switch self {
-        case .l16: "L16"
-        case .l24: "L24"
-        case .opus: "OPUS"
-        }
-    }
-}
+// yt-gst — RTP payload formats on the wire and the payload types both sides know.
 
 /// One RTP audio stream's format: codec, clock rate, channels and payload type.
 struct RTPFormat: Equatable {

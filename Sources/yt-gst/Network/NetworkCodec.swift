@@ -1,0 +1,20 @@
+// yt-gst — the audio codecs `stream` can put on the wire.
+
+/// The audio codec on the wire.
+enum NetworkCodec: String, Equatable, CaseIterable {
+    /// Linear 16-bit PCM, big-endian (RFC 3551).
+    case l16
+    /// Linear 24-bit PCM, big-endian (RFC 3190).
+    case l24
+    /// Opus (RFC 7587), always at a 48 kHz clock.
+    case opus
+
+    /// The RTP encoding name as caps spell it.
+    var encodingName: String {
+        switch self {
+        case .l16: "L16"
+        case .l24: "L24"
+        case .opus: "OPUS"
+        }
+    }
+}

@@ -1,0 +1,21 @@
+// yt-gst — the warnings of a `stream` or `receive` pipeline, each kind said once.
+import GstPlayer
+
+/// Says each kind of warning once: udpsink, for one, warns for every packet the network refuses.
+struct NetworkWarnings {
+    let quiet: Bool
+    let verbose: Bool
+    private var said: Set<String> = []
+
+    init(quiet: Bool, verbose: Bool) {
+        self.quiet = quiet
+        self.verbose = verbose
+    }
+
+    /// Prints `warning` about `url` above the status line, unless it was said already or --quiet.
+    mutating func report(_ warning: GstError, about url: StreamURL, status: inout StatusLine) {
+        guard !quiet && said.insert(warning.description).inserted else { return }
+        status.clear()
+        Terminal.error("yt-gst: \(url): warning: \(verbose ? warning.verboseDescription : warning.description)")
+    }
+}

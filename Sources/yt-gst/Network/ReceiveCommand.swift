@@ -1,0 +1,188 @@
+// yt-gst — `yt-gst receive`: plays (or records) what `stream` sends, over RTP or SRT, and ends by itself.
+import GstPlayer
+
+/// `receive`'s options, checked, and the plan they make: where to listen or call, and the pipeline from the network
+/// to the output. A `ReceiveSession` then runs it.
+struct ReceiveCommand {
+    static let defaultLatencyMilliseconds = 50
+    /// Everything after the decoder when neither --sink nor --pipeline is given.
+    static let defaultOutput = "audioconvert ! audioresample ! autoaudiosink"
+
+    static let spec = CommandSpec(
+        name: "receive", abstract: "Receive a stream from `yt-gst stream` and play it.", operands: "URL",
+        options: [
+            OptionSpec(
+                name: "latency-ms", valueName: "N",
+                help: "Jitter-buffer latency in ms (default 50; SRT: its latency, default 125)."),
+            OptionSpec(name: "timeout", valueName: "SEC", help: "Give up (exit 1) after SEC seconds without data."),
+            .sink(templates: false),
+            .pipeline(templates: false),
+            OptionSpec(name: "iface", valueName: "NAME", help: "Network interface to join a multicast group on."),
+            .quiet(silencing: "status line, no summary and no warnings"),
+            .verbose,
+        ],
+        discussion: """
+            URL: rtp://@:PORT (any local address), rtp://@GROUP:PORT (join a multicast group), sdp:FILE or FILE.sdp
+            (the SDP `stream --sdp` writes, or any SDP for one RTP audio stream), srt://HOST:PORT (call a sender
+            that listens) or srt://:PORT (listen), with ?passphrase=SECRET&pbkeylen=16|24|32 for encrypted SRT.
+
+            Without an SDP the format comes from the RTP payload type (yt-gst's table; L16 44.1 kHz uses RFC 3551's
+            10 and 11). The stream ends when the sender finishes (RTCP BYE, or the end of the SRT stream): the
+            output is finalised (a wavenc header is written), a summary goes to stderr and the exit code is 0.
+            With --timeout, SEC seconds without data end it with exit 1. A lost RTP packet is skipped. Over SRT the
+            audio is played as it arrives (the sinks do not sync to the sender's timestamps).
+
+            EXAMPLES:
+              yt-gst receive rtp://@:5004
+              yt-gst receive rtp://@239.255.0.1:5004 --iface eth0
+              yt-gst receive song.sdp --sink 'wavenc ! filesink location=copy.wav' --timeout 5
+              yt-gst receive 'srt://:7001?passphrase=correct-horse-battery'
+            """)
+
+    var source: StreamURL
+    var latency: Int?
+    var timeout: Double?
+    var output: String
+    var usesDefaultOutput: Bool
+    var interface: String?
+    var quiet: Bool
+    var verbose: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        guard let url = arguments.operands.first else { throw UsageError("no URL given (e.g. rtp://@:5004)") }
+        guard arguments.operands.count == 1 else {
+            throw UsageError("receive takes one URL, not \(arguments.operands.count)")
+        }
+        source = try StreamURL(parsing: url)
+        latency = try arguments.integer("latency-ms", in: 0...10_000)
+        if let text = arguments.value("timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+                throw UsageError("--timeout must be seconds from 0 to 86400, not \"\(text)\"")
+            }
+            timeout = seconds
+        }
+        let (sink, pipeline) = try arguments.sinkOrPipeline()
+        if let text = sink ?? pipeline, text.allSatisfy(\.isWhitespace) {
+            throw UsageError("--sink and --pipeline need a launch string")
+        }
+        output = pipeline ?? sink.map { "audioconvert ! audioresample ! " + $0 } ?? ReceiveCommand.defaultOutput
+        usesDefaultOutput = sink == nil && pipeline == nil
+        interface = arguments.value("iface")
+        quiet = arguments.flags.contains("quiet")
+        verbose = arguments.flags.contains("verbose")
+        switch source {
+        case .rtp(let endpoint):
+            if !endpoint.listen && !endpoint.isMulticast {
+                throw UsageError("\(url): to receive, listen with rtp://@:PORT (or rtp://@GROUP:PORT for multicast)")
+            }
+            if interface != nil && !endpoint.isMulticast {
+                throw UsageError("--iface applies to multicast groups only")
+            }
+        case .srt:
+            if interface != nil { throw UsageError("--iface applies to RTP multicast only") }
+        case .sdp:
+            break
+        }
+    }
+
+    func run() throws(UsageError) -> ExitCode {
+        Gst.initialize()
+        Interrupts.install()
+        do throws(ExitCode) {
+            let plan = try makePlan()
+            if usesDefaultOutput && Gst.audioOutputs().isEmpty {
+                Terminal.error(
+                    "yt-gst: no audio output available (no PulseAudio server or sound card found); "
+                        + "choose another with --sink, e.g. --sink 'wavenc ! filesink location=received.wav'")
+                return .failure
+            }
+            let pipeline = try makePipeline(plan)
+            return ReceiveSession(command: self, pipeline: pipeline, plan: plan).run()
+        } catch {
+            return error
+        }
+    }
+
+    /// Where to listen or whom to call, and the RTP format when an SDP gives it.
+    ///
+    /// - Throws: the exit code, once the problem has been said.
+    private func makePlan() throws(ExitCode) -> ReceivePlan {
+        switch try source.resolvedOrExit(sending: false) {
+        case .rtp(let endpoint):
+            return .rtp(address: endpoint.host, port: endpoint.port, rtcpPort: endpoint.rtcpPort, caps: nil)
+        case .sdp(let path):
+            let sdp: SessionDescription
+            do { sdp = try SessionDescription(parsing: try NetworkFile.read(path).get()) } catch {
+                Terminal.error("yt-gst: \(path): \(error)")
+                throw .failure
+            }
+            // A unicast SDP names this machine's address; listening on every address is the same and more robust.
+            return .rtp(
+                address: sdp.isMulticast ? sdp.address : nil, port: sdp.port, rtcpPort: sdp.rtcpPort, caps: sdp.rtpCaps)
+        case .srt(let endpoint):
+            return .srt(endpoint)
+        }
+    }
+
+    /// The pipeline for `plan` into the output, with the user's values set.
+    private func makePipeline(_ plan: ReceivePlan) throws(ExitCode) -> Pipeline {
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(launch: plan.launch(output: output))
+        } catch {
+            switch error.kind {
+            case .missingElement: Terminal.error("yt-gst: \(MissingPlugin.describe(error))")
+            default: Terminal.error("yt-gst: bad pipeline: \(error.message): \(output)")
+            }
+            throw error.kind == .missingElement ? .failure : .usage
+        }
+        do { try configure(pipeline, plan: plan) } catch {
+            Terminal.error("yt-gst: \(describe(error, plan: plan, connected: false))")
+            _ = try? pipeline.setState(.null)
+            throw .failure
+        }
+        return pipeline
+    }
+
+    private func configure(_ pipeline: Pipeline, plan: ReceivePlan) throws(GstError) {
+        switch plan {
+        case .rtp(let address, let port, let rtcpPort, let caps):
+            let rtpbin = try pipeline.element(named: "rtpbin")
+            try rtpbin.set("latency", fromString: String(latency ?? ReceiveCommand.defaultLatencyMilliseconds))
+            if caps == nil { rtpbin.answerPayloadTypeRequests(from: RTPFormat.knownCapsByPayloadType) }
+            rtpbin.postApplicationMessageOnBye(named: "yt-gst/rtp-bye")
+            for (name, port) in [("rtp", port), ("rtcp", rtcpPort)] {
+                let udp = try pipeline.element(named: name)
+                try udp.set("port", fromString: String(port))
+                if let address {
+                    try udp.set("address", fromString: address)
+                    if let interface { try udp.set("multicast-iface", fromString: interface) }
+                }
+            }
+            let rtp = try pipeline.element(named: "rtp")
+            try rtp.set("caps", fromString: caps ?? "application/x-rtp,media=(string)audio")
+            if let timeout { try rtp.set("timeout", fromString: String(UInt64(timeout * 1e9))) }
+            // Render as soon as the jitter buffer lets a packet go: the sink adds no processing deadline of its own.
+            for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("processing-deadline") {
+                try sink.set("processing-deadline", fromString: "0")
+            }
+        case .srt(let endpoint):
+            try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: latency)
+            try pipeline.element(named: "framing").endStreamAtMarker(
+                onPad: "src", named: NetworkSRT.endMarker, postingMessage: "yt-gst/sender-finished")
+            // The buffers carry the sender's timestamps: play them as they arrive, paced by SRT's own latency.
+            for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("sync") {
+                try sink.set("sync", fromString: "false")
+            }
+        }
+    }
+
+    /// One line for an error; `connected`: whether data had arrived from the network.
+    func describe(_ error: GstError, plan: ReceivePlan, connected: Bool) -> String {
+        if error.kind == .missingElement { return MissingPlugin.describe(error) }
+        if case .srt(let endpoint) = plan, error.sourceName == "net" {
+            return NetworkSRT.explain(error, endpoint: endpoint, connected: connected, verbose: verbose)
+        }
+        return "\(source): \(verbose ? error.verboseDescription : error.description)"
+    }
+}

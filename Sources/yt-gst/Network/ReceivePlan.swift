@@ -1,0 +1,28 @@
+// yt-gst — what `receive` builds: RTP through rtpbin or SRT, then the decoder and the user's output.
+
+/// What `receive` builds.
+enum ReceivePlan {
+    /// RTP through rtpbin; `address` is a multicast group to join (nil: every local address); caps from an SDP.
+    case rtp(address: String?, port: Int, rtcpPort: Int, caps: String?)
+    case srt(SRTEndpoint)
+
+    var networkSourceName: String {
+        switch self {
+        case .rtp: "rtp"
+        case .srt: "net"
+        }
+    }
+
+    /// The launch string: named elements, values set as properties afterwards; `output` is the user's part.
+    func launch(output: String) -> String {
+        let decode = "decodebin name=decode ! identity name=received silent=true ! \(output)"
+        switch self {
+        case .rtp:
+            return
+                "rtpbin name=rtpbin udpsrc name=rtp ! rtpbin.recv_rtp_sink_0 udpsrc name=rtcp ! rtpbin.recv_rtcp_sink_0 "
+                + "rtpbin. ! \(decode)"
+        case .srt:
+            return "srtsrc name=net ! gdpdepay name=framing ! \(decode)"
+        }
+    }
+}

@@ -1,0 +1,47 @@
+// yt-gst — what `stream` builds: the transport and the format on the wire, and the launch string for them.
+
+/// What `stream` builds: the transport, and the format on the wire.
+enum StreamPlan {
+    enum SRTPayload {
+        /// The raw audio as it is in the file (caps).
+        case pcm(String)
+        case opus
+    }
+
+    case rtp(RTPEndpoint, RTPFormat)
+    case srt(SRTEndpoint, SRTPayload)
+
+    /// "L16/44100/2", "PCM", "Opus".
+    var formatName: String {
+        switch self {
+        case .rtp(_, let format): format.rtpmap
+        case .srt(_, .pcm): "PCM"
+        case .srt(_, .opus): "Opus"
+        }
+    }
+
+    /// The launch string: constant text with named elements; every user value is set as a property afterwards.
+    func launch(sources: Int) -> String {
+        var text: String
+        if sources == 1 {
+            text = "appsrc name=src0 ! "
+        } else {
+            text = (0..<sources).map { "appsrc name=src\($0) ! files. " }.joined() + "concat name=files ! "
+        }
+        text += "audioconvert name=convert ! audioresample ! capsfilter name=format ! "
+        switch self {
+        case .rtp(_, let format):
+            switch format.codec {
+            case .l16: text += "rtpL16pay name=pay"
+            case .l24: text += "rtpL24pay name=pay"
+            case .opus: text += "opusenc name=enc ! rtpopuspay name=pay"
+            }
+            text += " ! rtpbin.send_rtp_sink_0 rtpbin name=rtpbin rtpbin.send_rtp_src_0 ! udpsink name=rtp"
+            text += " rtpbin.send_rtcp_src_0 ! udpsink name=rtcp sync=false async=false"
+        case .srt(_, let payload):
+            if case .opus = payload { text += "opusenc name=enc ! " }
+            text += "gdppay name=framing ! srtsink name=net auto-reconnect=false"
+        }
+        return text
+    }
+}

@@ -1,0 +1,160 @@
+// yt-gst — one run of `stream`: the built pipeline from its start to the last sample out, in one control loop.
+import GstPlayer
+
+/// Runs a `stream` pipeline until the audio has left (or an error or a signal ends it), and says how it ended.
+///
+/// One loop decides everything: it reads the bus, does what is due, and sleeps in `EventLoop.wait` until the next
+/// bus message or signal, or until something has to be looked at: the status line (10 times a second, when shown),
+/// SRT's first acknowledgement, the last RTP packet (not before the stream's duration has played), the RTCP
+/// end a second after it, and the grace period after Ctrl-C.
+final class StreamSession {
+    private let command: StreamCommand
+    private let pipeline: Pipeline
+    private let plan: StreamPlan
+    /// The duration of all the files, and the status line's text after the position.
+    private let total: ClockTime
+    private let label: String
+    private var status: StatusLine
+    private var warnings: NetworkWarnings
+    /// srtsink, for SRT.
+    private let net: Element?
+    /// The RTP udpsink: end of stream there means the last packet left.
+    private let rtpSink: Element?
+    /// Whether an SRT connection came up (a caller arrived, or the receiver acknowledged packets): an error after
+    /// that is a broken connection, before it a failure to connect.
+    private var connected = false
+    /// An SRT listener waits, paused, until a receiver calls.
+    private var waitingForCaller = false
+    /// After SIGINT or SIGTERM: the signal, and how long to wait for the end of stream (RTP sends its BYE).
+    private var stopping: (signal: Int32, deadline: ContinuousClock.Instant)? = nil
+    /// When end of stream reached the RTP sink; the RTCP sink gets its own a second later if it is still running.
+    private var rtpFinishedAt: ContinuousClock.Instant? = nil
+    private var rtcpEnded = false
+    private var nextDraw = ContinuousClock.now
+
+    init(command: StreamCommand, pipeline: Pipeline, plan: StreamPlan, total: ClockTime, label: String) {
+        self.command = command
+        self.pipeline = pipeline
+        self.plan = plan
+        self.total = total
+        self.label = label
+        status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
+        warnings = NetworkWarnings(quiet: command.quiet, verbose: command.verbose)
+        net = try? pipeline.element(named: "net")
+        rtpSink = try? pipeline.element(named: "rtp")
+    }
+
+    /// Runs the pipeline to its end; returns the exit code.
+    func run() -> ExitCode {
+        defer { status.clear() }
+        if let failed = start() { return failed }
+        while true {
+            if let code = doWhatIsDue() { return code }
+            while let message = pipeline.nextMessage(timeout: .zero) {
+                if let code = handle(message) { return code }
+            }
+            drawStatus()
+            EventLoop.wait(
+                for: [pipeline.busDescriptor],
+                until: EventLoop.earliest(
+                    nextRTPCheck, stopping?.deadline, status.enabled ? nextDraw : nil,
+                    waitsForAcknowledgement ? .now + .milliseconds(100) : nil))
+        }
+    }
+
+    /// Starts sending; an SRT listener only pauses until a receiver has called, so nothing is sent to no one.
+    private func start() -> ExitCode? {
+        do {
+            if case .srt(let endpoint, _) = plan, endpoint.mode == .listener, let net {
+                net.postApplicationMessageOnCallerAdded(named: "yt-gst/caller-added")
+                try pipeline.setState(.paused)
+                waitingForCaller = true
+            } else {
+                try pipeline.setState(.playing)
+            }
+        } catch {
+            Terminal.error("yt-gst: \(command.describe(error))")
+            return .failure
+        }
+        return nil
+    }
+
+    /// The checks that are not bus messages: RTCP's end, SRT's first acknowledgement, a signal and its grace period.
+    private func doWhatIsDue() -> ExitCode? {
+        endRTCPIfStuck()
+        if waitsForAcknowledgement, let acknowledged = net?.structure(of: "stats")?.count("packet-ack-received") {
+            connected = acknowledged > 0
+        }
+        if stopping == nil, let signal = Interrupts.pending {
+            if waitingForCaller { return Interrupts.exitCode(for: signal) }
+            pipeline.sendEndOfStream()  // RTP then sends its BYE, so receivers end cleanly
+            stopping = (signal, .now + .seconds(2))
+        }
+        if let stopping, ContinuousClock.now >= stopping.deadline { return Interrupts.exitCode(for: stopping.signal) }
+        return nil
+    }
+
+    /// Whether SRT is sending and nothing has been acknowledged yet (libsrt tells no one: its stats are polled).
+    private var waitsForAcknowledgement: Bool {
+        guard case .srt = plan else { return false }
+        return !connected && !waitingForCaller
+    }
+
+    /// rtpsession sends the BYE after the last packet and then ends its RTCP output; on rare runs that end never
+    /// comes. The BYE is out by then, so end the RTCP sink a second after the last packet.
+    private func endRTCPIfStuck() {
+        guard let rtpSink, !rtcpEnded else { return }
+        if rtpFinishedAt == nil, rtpSink.padHasSeenEndOfStream("sink") { rtpFinishedAt = .now }
+        if let finished = rtpFinishedAt, ContinuousClock.now >= finished + .seconds(1) {
+            rtcpEnded = true
+            _ = try? pipeline.element(named: "rtcp").sendEndOfStream(intoPad: "sink")
+        }
+    }
+
+    /// When to look at the RTP sink again: a second after its end of stream, else once the audio left to send has
+    /// played (udpsink sends in real time), then every 100 ms; every 100 ms too once stopping.
+    private var nextRTPCheck: ContinuousClock.Instant? {
+        guard rtpSink != nil, !rtcpEnded else { return nil }
+        if let finished = rtpFinishedAt { return finished + .seconds(1) }
+        let left = stopping == nil ? pipeline.position.map { total.nanoseconds - min($0, total).nanoseconds } : nil
+        return .now + max(.milliseconds(100), .nanoseconds(left ?? 0))
+    }
+
+    /// Answers one bus message; returns the exit code when it ends the run.
+    private func handle(_ message: Message) -> ExitCode? {
+        switch message {
+        case .endOfStream:
+            status.clear()
+            if case .srt = plan, let net { NetworkSRT.waitUntilDelivered(net) }
+            if let stopping { return Interrupts.exitCode(for: stopping.signal) }
+            return .success
+        case .error(let error):
+            status.clear()
+            Terminal.error("yt-gst: \(command.describe(error, connected: connected))")
+            return .failure
+        case .warning(let warning):
+            warnings.report(warning, about: command.destination, status: &status)
+        case .application(let message) where message.name == "yt-gst/caller-added" && waitingForCaller:
+            waitingForCaller = false
+            connected = true
+            do { try pipeline.setState(.playing) } catch {
+                Terminal.error("yt-gst: \(command.describe(error))")
+                return .failure
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private func drawStatus() {
+        guard status.enabled, ContinuousClock.now >= nextDraw else { return }
+        nextDraw = .now + .milliseconds(100)
+        if waitingForCaller {
+            status.draw("… waiting for a receiver to call \(command.destination)")
+        } else {
+            let position = pipeline.position.map { min($0, total) } ?? .zero
+            status.draw("> \(position) / \(total)  \(label)")
+        }
+    }
+}
