@@ -15,7 +15,7 @@ import Synchronization
 /// A file that needs another decoder than the pipeline has cannot follow in the same pipeline: the chain ends the
 /// stream there and leaves `handoff` for the player to build a new one. Files that fail to open are reported through
 /// `takeFailures()` and skipped. The listener's skips and seeks go through `jump(to:fileTime:seeking:)`.
-public final class GaplessChain: PlayableSource, Sendable {
+public final class GaplessChain: Feeder, Sendable {
     public let order: PlayOrder
     public let settings: Settings
     /// Opens one file into a feeder: `WAVFeeder(path:...)`; tests slow it down or watch which thread calls it.
@@ -205,7 +205,7 @@ public final class GaplessChain: PlayableSource, Sendable {
         try seek()
     }
 
-    // MARK: PlayableSource
+    // MARK: Feeder
 
     /// Configures the appsrc for the first file and installs the chain's callbacks.
     public func attach(to appSource: any AppSourceProtocol) throws(GstError) {

@@ -11,7 +11,7 @@ import Synchronization
 /// chunk the stream ends; a seek moves the next chunk to the unit at the seek time. Compressed data goes out with
 /// the caps GStreamer's own RIFF code gives it, so the pipeline needs a decoder (`needsDecoder`,
 /// `Launch.insertingDecoder`); INFO tags go out as a tag event ahead of the first buffer.
-public final class WAVFeeder: PlayableSource, Sendable {
+public final class WAVFeeder: Feeder, Sendable {
     /// Chunking used when the caller sets none: 0.2 s chunks, 3 queued, as in the iOS original.
     public static let defaultChunkMilliseconds = 200
     public static let defaultBuffers = 3
@@ -163,7 +163,7 @@ public final class WAVFeeder: PlayableSource, Sendable {
         return file.format.blockAlign / stored * pushed
     }
 
-    // MARK: PlayableSource
+    // MARK: Feeder
 
     /// Configures the appsrc for this file and installs the callbacks that feed it; the stream ends after the last
     /// unit.

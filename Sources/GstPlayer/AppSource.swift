@@ -1,7 +1,7 @@
 // yt-gst — appsrc: the element through which an application pushes data into a pipeline.
 internal import CGStreamer
 
-/// An `appsrc` element: the real `AppSourceProtocol`, through which a `PlayableSource` pushes its data.
+/// An `appsrc` element: the real `AppSourceProtocol`, through which a `Feeder` pushes its data.
 ///
 /// The corresponding C type is `GstAppSrc`.
 public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {

@@ -38,7 +38,7 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
     /// GStreamer's debug string (element, file, function and details), when there is one.
     public var debug: String?
     /// Path of the element that reported the problem, e.g. "/GstPipeline:pipeline0/GstPulseSink:pulsesink0".
-    public var source: String?
+    public var elementPath: String?
     /// The GError's domain as GStreamer identifies it (0 for errors GstPlayer makes itself), for classifying by
     /// domain without comparing names.
     let domainQuark: UInt32
@@ -47,7 +47,7 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
     /// "GstPlayer", with code 0.
     public init(
         kind: Kind, message: String, domain: String = "GstPlayer", code: Int32 = 0, debug: String? = nil,
-        source: String? = nil
+        elementPath: String? = nil
     ) {
         self.domainQuark = 0
         self.kind = kind
@@ -55,13 +55,13 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
         self.code = code
         self.message = message
         self.debug = debug
-        self.source = source
+        self.elementPath = elementPath
     }
 
     /// Converts a GError (and its debug string) that arrive *transfer full*, freeing both.
     init(
         kind: Kind, taking error: UnsafeMutablePointer<GError>?, debug: UnsafeMutablePointer<gchar>? = nil,
-        source: String? = nil
+        elementPath: String? = nil
     ) {
         defer {
             if let error { g_error_free(error) }
@@ -73,25 +73,25 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
         self.code = error?.pointee.code ?? 0
         self.message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
         self.debug = debug.map { String(cString: $0) }
-        self.source = source
+        self.elementPath = elementPath
     }
 
-    /// The name of the element in `source` ("pulsesink0" from ".../GstPulseSink:pulsesink0").
-    public var sourceName: String? {
-        guard let last = source?.split(separator: "/").last else { return nil }
+    /// The name of the element in `elementPath` ("pulsesink0" from ".../GstPulseSink:pulsesink0").
+    public var elementName: String? {
+        guard let last = elementPath?.split(separator: "/").last else { return nil }
         return last.split(separator: ":").last.map(String.init)
     }
 
     /// One line: the message, and the element it came from.
     public var description: String {
-        guard let name = sourceName else { return message }
+        guard let name = elementName else { return message }
         return "\(message) (from element \(name))"
     }
 
     /// The message, the element path and the debug string, for `--verbose`.
     public var verboseDescription: String {
         var text = description
-        if let source { text += "\n  element: \(source)" }
+        if let elementPath { text += "\n  element: \(elementPath)" }
         text += "\n  error: \(domain):\(code)"
         if let debug { text += "\n  debug: \(debug)" }
         return text

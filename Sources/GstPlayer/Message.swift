@@ -42,9 +42,9 @@ public enum Message: Sendable {
 
     /// Copies a message the caller still owns.
     init(_ msg: UnsafeMutablePointer<GstMessage>, pipeline: UnsafeMutablePointer<GstElement>) {
-        let sourcePath = CGst_message_source_path(msg)
-        defer { g_free(sourcePath) }
-        let source = sourcePath.map { String(cString: $0) }
+        let pathText = CGst_message_source_path(msg)
+        defer { g_free(pathText) }
+        let elementPath = pathText.map { String(cString: $0) }
         switch msg.pointee.type {
         case GST_MESSAGE_EOS:
             self = .endOfStream
@@ -52,12 +52,12 @@ public enum Message: Sendable {
             var error: UnsafeMutablePointer<GError>?
             var debug: UnsafeMutablePointer<gchar>?
             gst_message_parse_error(msg, &error, &debug)
-            self = .error(GstError(kind: .stream, taking: error, debug: debug, source: source))
+            self = .error(GstError(kind: .stream, taking: error, debug: debug, elementPath: elementPath))
         case GST_MESSAGE_WARNING:
             var error: UnsafeMutablePointer<GError>?
             var debug: UnsafeMutablePointer<gchar>?
             gst_message_parse_warning(msg, &error, &debug)
-            self = .warning(GstError(kind: .stream, taking: error, debug: debug, source: source))
+            self = .warning(GstError(kind: .stream, taking: error, debug: debug, elementPath: elementPath))
         case GST_MESSAGE_STATE_CHANGED:
             var old = GST_STATE_VOID_PENDING
             var new = GST_STATE_VOID_PENDING
@@ -76,9 +76,9 @@ public enum Message: Sendable {
             defer { if let list { gst_tag_list_unref(list) } }
             self = .tags(list.map(Message.tags(of:)) ?? [])
         case GST_MESSAGE_ELEMENT:
-            self = .element(Structure(message: msg, source: source))
+            self = .element(Structure(message: msg, elementPath: elementPath))
         case GST_MESSAGE_APPLICATION:
-            self = .application(Structure(message: msg, source: source))
+            self = .application(Structure(message: msg, elementPath: elementPath))
         default:
             self = .other(String(cString: gst_message_type_get_name(msg.pointee.type)))
         }
@@ -108,11 +108,11 @@ public enum Message: Sendable {
 
 extension Structure {
     /// The structure of an element or application message (an empty one named "" when it has none).
-    fileprivate init(message: UnsafeMutablePointer<GstMessage>, source: String?) {
+    fileprivate init(message: UnsafeMutablePointer<GstMessage>, elementPath: String?) {
         if let structure = gst_message_get_structure(message) {
-            self.init(structure, source: source)
+            self.init(structure, elementPath: elementPath)
         } else {
-            self.init(name: "", source: source)
+            self.init(name: "", elementPath: elementPath)
         }
     }
 }

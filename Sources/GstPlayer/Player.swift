@@ -1,14 +1,14 @@
-// yt-gst — the player the command line is built on: one pipeline per source, events, transport controls.
+// yt-gst — the player the command line is built on: one pipeline per feeder, events, transport controls.
 
-/// Something that can feed an appsrc: a WAV feeder, a test tone, a network buffer.
+/// Something that feeds an appsrc: a WAV file, a list of them, a test tone, a network buffer.
 ///
 /// The player builds the pipeline, finds its appsrc and hands it to `attach(to:)` before the pipeline leaves NULL;
-/// the source sets caps and installs its delegate there. GstPlayer knows nothing of file formats.
-public protocol PlayableSource: AnyObject, Sendable {
+/// the feeder sets caps and installs its callbacks there. GstPlayer knows nothing of file formats.
+public protocol Feeder: AnyObject, Sendable {
     /// A name for messages, e.g. the file's path.
     var displayName: String { get }
     /// Configures the appsrc and installs the callbacks that feed it.
-    func attach(to source: any AppSourceProtocol) throws(GstError)
+    func attach(to appSource: any AppSourceProtocol) throws(GstError)
 }
 
 /// What a player reports while it plays.
@@ -37,14 +37,14 @@ public enum PlayerEvent: Sendable {
 /// end of stream is reported only after the sink has played the last sample, and `stop()` (or releasing the player)
 /// releases every GStreamer resource. Use it from one thread: it is the control side, not a callback target.
 public final class Player {
-    /// The launch string each play builds its pipeline from; it must contain `appsrc name=<sourceName>`.
+    /// The launch string each play builds its pipeline from; it must contain `appsrc name=<appSourceName>`.
     /// Change it between plays (e.g. to put a decoder in for a compressed file).
     public var launch: String
-    /// The `name` of the appsrc in `launch` that each source feeds ("src" by default).
-    public let sourceName: String
+    /// The `name` of the appsrc in `launch` that each feeder feeds ("src" by default).
+    public let appSourceName: String
     /// The pipeline of the current play, if any.
     public private(set) var pipeline: Pipeline?
-    private var source: (any PlayableSource)?
+    private var feeder: (any Feeder)?
 
     /// Sets properties on each new pipeline after parsing (e.g. template values), before it leaves NULL.
     private let configure: (Pipeline) throws(GstError) -> Void
@@ -54,36 +54,36 @@ public final class Player {
     /// A player for pipelines built from `launch`; nothing is parsed until `prepare()` or the first `play`.
     ///
     /// - Parameters:
-    ///   - launch: a gst-launch description containing `appsrc name=<sourceName>`.
-    ///   - sourceName: the name of the appsrc the sources feed.
+    ///   - launch: a gst-launch description containing `appsrc name=<appSourceName>`.
+    ///   - appSourceName: the name of the appsrc the feeders feed.
     ///   - configure: sets properties on each new pipeline after parsing (user values are set, never spliced into
     ///     the launch text).
     public init(
-        launch: String, sourceName: String = "src", configure: @escaping (Pipeline) throws(GstError) -> Void = { _ in }
+        launch: String, appSourceName: String = "src", configure: @escaping (Pipeline) throws(GstError) -> Void = { _ in }
     ) {
         Gst.initialize()
         self.launch = launch
-        self.sourceName = sourceName
+        self.appSourceName = appSourceName
         self.configure = configure
     }
 
     deinit { stop() }
 
-    /// Starts playing `source`, stopping whatever played before.
+    /// Starts playing `feeder`, stopping whatever played before.
     ///
     /// With `start` or `stop`, the pipeline prerolls first and seeks, so not a sample outside them is heard.
     /// Returns once the pipeline is on its way to PLAYING; errors while prerolling arrive as `.error` events.
     /// - Throws: parse errors, a missing appsrc, or a state change the pipeline refused.
     public func play(
-        _ source: some PlayableSource, from start: ClockTime? = nil, to stop: ClockTime? = nil
+        _ feeder: some Feeder, from start: ClockTime? = nil, to stop: ClockTime? = nil
     )
         throws(GstError)
     {
         self.stop()
         let pipeline = try makePipeline()
-        try source.attach(to: pipeline.appSource(named: sourceName))
+        try feeder.attach(to: pipeline.appSource(named: appSourceName))
         self.pipeline = pipeline
-        self.source = source
+        self.feeder = feeder
         do {
             if start != nil || stop != nil {
                 try pipeline.setState(.paused)
@@ -110,7 +110,7 @@ public final class Player {
         defer { prepared = nil }
         if let prepared, prepared.launch == launch { return prepared.pipeline }
         let pipeline = try Pipeline(launch: launch)
-        _ = try pipeline.appSource(named: sourceName)
+        _ = try pipeline.appSource(named: appSourceName)
         try configure(pipeline)
         return pipeline
     }
@@ -126,7 +126,7 @@ public final class Player {
         guard let pipeline else { return }
         _ = try? pipeline.setState(.null)
         self.pipeline = nil
-        self.source = nil
+        self.feeder = nil
     }
 
     /// Seeks the current play to `time` (clamped by the source to its length), optionally up to `stop`, at `rate`.

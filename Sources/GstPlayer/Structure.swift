@@ -41,13 +41,13 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
     /// The fields in their order.
     public var fields: [(name: String, value: Value)]
     /// Path of the element that posted it, for messages.
-    public var source: String?
+    public var elementPath: String?
 
     /// A structure made in Swift (tests, and messages the application builds).
-    public init(name: String, fields: [(name: String, value: Value)] = [], source: String? = nil) {
+    public init(name: String, fields: [(name: String, value: Value)] = [], elementPath: String? = nil) {
         self.name = name
         self.fields = fields
-        self.source = source
+        self.elementPath = elementPath
     }
 
     /// The field of this name.
@@ -102,16 +102,16 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Equal when name, source and fields (in order) are; written out because tuples are not `Equatable`.
+    /// Equal when name, element path and fields (in order) are; written out because tuples are not `Equatable`.
     public static func == (lhs: Structure, rhs: Structure) -> Bool {
-        lhs.name == rhs.name && lhs.source == rhs.source && lhs.fields.count == rhs.fields.count
+        lhs.name == rhs.name && lhs.elementPath == rhs.elementPath && lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 }
 
 extension Structure {
     /// Copies a structure GStreamer still owns.
-    init(_ structure: UnsafePointer<GstStructure>, source: String? = nil) {
+    init(_ structure: UnsafePointer<GstStructure>, elementPath: String? = nil) {
         var fields: [(name: String, value: Value)] = []
         for index in 0..<gst_structure_n_fields(structure) {
             guard let name = gst_structure_nth_field_name(structure, guint(index)),
@@ -119,7 +119,7 @@ extension Structure {
             else { continue }
             fields.append((String(cString: name), Value(value)))
         }
-        self.init(name: String(cString: gst_structure_get_name(structure)), fields: fields, source: source)
+        self.init(name: String(cString: gst_structure_get_name(structure)), fields: fields, elementPath: elementPath)
     }
 }
 

@@ -81,9 +81,9 @@ import Testing
         let error = #expect(throws: GstError.self) { try pipeline.setState(.playing) }
         #expect(error?.kind == .stateChange)
         #expect(error?.domain == "gst-resource-error-quark")
-        #expect(error?.source?.contains("GstFileSrc") == true)
+        #expect(error?.elementPath?.contains("GstFileSrc") == true)
         #expect(error?.debug?.isEmpty == false)
-        #expect(error?.sourceName == "filesrc0")
+        #expect(error?.elementName == "filesrc0")
     }
 
     @Test func tagsAndApplicationMessages() throws {
@@ -118,7 +118,7 @@ import Testing
         #expect(level?.numbers("rms")?.count == 1)
         #expect(level?.numbers("peak")?.allSatisfy { $0 <= 0 && $0 > -60 } == true)
         #expect(level?.count("endtime") != nil)
-        #expect(level?.source?.contains("level") == true)
+        #expect(level?.elementPath?.contains("level") == true)
         try pipeline.setState(.null)
     }
 

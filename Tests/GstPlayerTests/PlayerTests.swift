@@ -98,7 +98,7 @@ import Testing
         try player.play(SilenceSource(buffers: 5))
         let error = #expect(throws: GstError.self) { _ = try waitForEnd(player) }
         #expect(error?.kind == .stream)
-        #expect(error?.source != nil)
+        #expect(error?.elementPath != nil)
         #expect(player.pipeline == nil)
     }
 

@@ -3,7 +3,7 @@ import GstPlayer
 import Synchronization
 
 /// Pushes `buffers` buffers of 16-bit mono silence (100 frames each at 8 kHz), then ends the stream.
-final class SilenceSource: PlayableSource, Sendable {
+final class SilenceSource: Feeder, Sendable {
     let displayName = "silence"
     let buffers: Int
     let framesPerBuffer: Int64 = 800
@@ -67,7 +67,7 @@ final class ReleaseProbe: Sendable {
     let released = Atomic<Bool>(false)
 }
 
-final class ProbedSilenceSource: PlayableSource, Sendable {
+final class ProbedSilenceSource: Feeder, Sendable {
     let displayName = "probed"
     let probe: ReleaseProbe
     let inner: SilenceSource

@@ -14,7 +14,7 @@ extension Harness {
     ///
     /// - Throws: the pipeline's error, or `HarnessError` without end of stream within `timeout`.
     public static func collect(
-        _ source: some PlayableSource, launch: String, timeout: Duration = .seconds(20)
+        _ source: some Feeder, launch: String, timeout: Duration = .seconds(20)
     ) throws -> Collected {
         let player = Player(launch: launch)
         defer { player.stop() }

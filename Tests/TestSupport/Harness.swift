@@ -12,7 +12,7 @@ public enum Harness {
     /// - Throws: the pipeline's error, or `HarnessError` when neither EOS nor an error came within `timeout`.
     @discardableResult
     public static func play(
-        _ source: some PlayableSource, launch: String, timeout: Duration = .seconds(20),
+        _ source: some Feeder, launch: String, timeout: Duration = .seconds(20),
         whilePlaying: (Player) throws -> Void = { _ in }
     ) throws -> [PlayerEvent] {
         let player = Player(launch: launch)

@@ -180,7 +180,7 @@ struct ReceiveCommand {
     /// One line for an error; `connected`: whether data had arrived from the network.
     func describe(_ error: GstError, plan: ReceivePlan, connected: Bool) -> String {
         if error.kind == .missingElement { return MissingPlugin.describe(error) }
-        if case .srt(let endpoint) = plan, error.sourceName == "net" {
+        if case .srt(let endpoint) = plan, error.elementName == "net" {
             return NetworkSRT.explain(error, endpoint: endpoint, connected: connected, verbose: verbose)
         }
         return "\(source): \(verbose ? error.verboseDescription : error.description)"

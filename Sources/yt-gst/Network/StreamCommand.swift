@@ -233,7 +233,7 @@ struct StreamCommand {
     func describe(_ error: GstError, connected: Bool = false) -> String {
         if error.kind == .missingElement { return MissingPlugin.describe(error) }
         let detail = verbose ? error.verboseDescription : error.description
-        if case .srt(let endpoint) = destination, error.sourceName == "net" {
+        if case .srt(let endpoint) = destination, error.elementName == "net" {
             return NetworkSRT.explain(error, endpoint: endpoint, connected: connected, verbose: verbose)
         }
         return "\(destination): \(detail)"
