@@ -118,82 +118,12 @@ extension WAVFormat {
     /// an extensible file's compressed sub-format keeps rate and channels, and its `codec_data` is what follows the
     /// 22-byte extension (the codec's own bytes) rather than the extension itself.
     public var codecCaps: String? {
-        guard encoding == .compressed else { return nil }
-        var caps: String
-        var withBlockAlign = false
-        var withRateAndChannels = true
-        var blockAlignValue = blockAlign
-        let tag = effectiveTag
-        switch tag {
-        case 0x0002:
-            caps = "audio/x-adpcm, layout=(string)microsoft"
-            withBlockAlign = true
-        case 0x0006:
-            caps = "audio/x-alaw"
-        case 0x0007:
-            caps = "audio/x-mulaw"
-        case 0x000A:
-            caps =
-                "audio/x-wms, bitrate=(int)\(averageBytesPerSecond * 8), width=(int)\(bitsPerSample),"
-                + " depth=(int)\(bitsPerSample)"
-            withBlockAlign = true
-        case 0x0011, 0x0069:
-            caps = "audio/x-adpcm, layout=(string)dvi"
-            withBlockAlign = tag == 0x0011
-        case 0x0022:
-            caps = "audio/x-truespeech"
-        case 0x0031, 0x0032:
-            caps = "audio/ms-gsm"
-        case 0x0045:
-            var bitrate = 0
-            if [2000, 3000, 4000, 5000].contains(averageBytesPerSecond) {
-                blockAlignValue = averageBytesPerSecond / 1000
-                bitrate = averageBytesPerSecond * 8
-            } else if (2...5).contains(blockAlign) {
-                bitrate = blockAlign * 8000
-            }
-            caps = "audio/x-adpcm, layout=(string)g726" + (bitrate > 0 ? ", bitrate=(int)\(bitrate)" : "")
-            withBlockAlign = true
-        case 0x0050:
-            caps = "audio/mpeg, mpegversion=(int)1, layer=(int)2"
-        case 0x0055:
-            caps = "audio/mpeg, mpegversion=(int)1, layer=(int)3"
-        case 0x0057:
-            caps = "audio/AMR"
-        case 0x0058:
-            caps = "audio/AMR-WB"
-        case 0x0061:
-            caps = "audio/x-adpcm, layout=(string)dk4"
-        case 0x0062:
-            caps = "audio/x-adpcm, layout=(string)dk3"
-        case 0x0070...0x0079, 0x0081:
-            caps = "audio/x-voxware, voxwaretype=(int)\(tag)"
-        case 0x0092 where subFormatTag != nil, 0x2000:
-            caps = "audio/x-ac3"
-        case 0x00FF, 0x4143, 0x706D:
-            caps = "audio/mpeg, mpegversion=(int)4"
-        case 0x0160...0x0163:
-            caps =
-                "audio/x-wma, wmaversion=(int)\(tag - 0x0160 + 1), bitrate=(int)\(averageBytesPerSecond * 8),"
-                + " depth=(int)\(bitsPerSample)"
-            withBlockAlign = true
-        case 0x0270:
-            caps = "audio/x-vnd.sony.atrac3"
-        case 0x028E:
-            caps = "audio/x-siren"
-            withRateAndChannels = false
-        case 0x028F:
-            caps = "audio/G722"
-        case 0x2001:
-            caps = "audio/x-dts"
-            withRateAndChannels = false
-        case 0x674F, 0x6750, 0x6751, 0x676F, 0x6770, 0x6771:
-            caps = "audio/x-vorbis"
-        default:
-            return nil
-        }
-        if withRateAndChannels { caps += ", rate=(int)\(sampleRate), channels=(int)\(channels)" }
-        if withBlockAlign { caps += ", block_align=(int)\(blockAlignValue)" }
+        guard encoding == .compressed, let rule = CodecCapsRule.byTag[effectiveTag],
+            !rule.onlyAsSubFormat || subFormatTag != nil
+        else { return nil }
+        var caps = rule.mediaType + rule.fields(self)
+        if rule.withRateAndChannels { caps += ", rate=(int)\(sampleRate), channels=(int)\(channels)" }
+        if let blockAlign = rule.blockAlign { caps += ", block_align=(int)\(blockAlign(self))" }
         if !extraData.isEmpty {
             caps += ", codec_data=(buffer)" + extraData.map { Hex.digits(UInt64($0), count: 2) }.joined()
         }
