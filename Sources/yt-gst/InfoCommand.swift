@@ -52,8 +52,8 @@ struct InfoCommand {
         field("container", wav.container.rawValue)
         field(
             "format",
-            "\(hex(format.formatTag)) \(FormatTag.name(of: format.formatTag))"
-                + (format.subFormatTag.map { " (sub-format \(hex($0)) \(FormatTag.name(of: $0)))" } ?? ""))
+            "\(FormatTag.hex(format.formatTag)) \(FormatTag.name(of: format.formatTag))"
+                + (format.subFormatTag.map { " (sub-format \(FormatTag.hex($0)) \(FormatTag.name(of: $0)))" } ?? ""))
         field("sample format", format.rawSampleFormat ?? "compressed")
         field("rate", "\(format.sampleRate) Hz")
         field(
@@ -263,11 +263,6 @@ struct InfoCommand {
             out.unicodeScalars.append(scalar.value < 0x20 ? " " : scalar)
         }
         return out.hasSuffix(" / ") ? String(out.dropLast(3)) : out
-    }
-
-    private func hex(_ tag: UInt16) -> String {
-        let digits = String(tag, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// "m:ss.mmm".

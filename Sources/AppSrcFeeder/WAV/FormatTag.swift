@@ -11,6 +11,9 @@ public enum FormatTag {
         guid.hasPrefix("0000") && knownGUIDTails.contains { guid.hasSuffix($0) }
     }
 
+    /// "0x0011": the form format tags take in messages and `info`.
+    public static func hex(_ tag: UInt16) -> String { "0x" + Hex.digits(UInt64(tag), count: 4).uppercased() }
+
     public static func name(of tag: UInt16) -> String {
         switch tag {
         case 0x0001: "PCM"

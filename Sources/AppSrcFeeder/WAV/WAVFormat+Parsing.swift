@@ -86,7 +86,7 @@ extension WAVFormat {
             validBits = Int(byteOrder.uint16(body, at: 18))
             mask = byteOrder.uint32(body, at: 20)
             subTag = UInt16(truncatingIfNeeded: byteOrder.uint32(body, at: 24))
-            guid = WAVFormat.guidText(body, at: 24, byteOrder: byteOrder)
+            guid = Hex.guid(body, at: 24, byteOrder: byteOrder)
         }
     }
 
@@ -163,17 +163,5 @@ extension WAVFormat {
                     + " playing \(container)-bit")
         }
         return (container, validBits)
-    }
-
-    /// A GUID as text: the 32-bit and two 16-bit fields in the file's byte order, then eight bytes as stored.
-    private static func guidText(_ bytes: [UInt8], at index: Int, byteOrder: ByteOrder) -> String {
-        let tail = bytes[index + 10..<index + 16].map { Hex.digits(UInt64($0), count: 2) }.joined()
-        return [
-            Hex.digits(UInt64(byteOrder.uint32(bytes, at: index)), count: 8),
-            Hex.digits(UInt64(byteOrder.uint16(bytes, at: index + 4)), count: 4),
-            Hex.digits(UInt64(byteOrder.uint16(bytes, at: index + 6)), count: 4),
-            Hex.digits(UInt64(bytes[index + 8]) << 8 | UInt64(bytes[index + 9]), count: 4),
-            tail,
-        ].joined(separator: "-")
     }
 }
