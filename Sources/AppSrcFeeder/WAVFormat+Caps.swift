@@ -1,19 +1,4 @@
-// yt-gst — the mapping from a WAV's format to GStreamer raw-audio caps.
-
-/// How the feeder turns a data chunk's bytes into the bytes it pushes.
-public enum FeedLayout: Sendable, Equatable {
-    /// Pushed as stored, in this GStreamer raw format ("S16LE", "U8", "F32BE", ...).
-    case asStored(String)
-    /// Packed integers of 5 to 7 bytes, for which GStreamer has no raw format: widened to F64LE on the way, exactly
-    /// (a double holds 53 bits).
-    case widenedToFloat64(bytesPerSample: Int)
-
-    /// Bytes pushed per stored byte, as a ratio (pushed, stored) per sample.
-    var bytesPerSample: (pushed: Int, stored: Int)? {
-        if case .widenedToFloat64(let stored) = self { return (8, stored) }
-        return nil
-    }
-}
+// yt-gst — GStreamer caps for a WAV's format: raw audio as fed, or the codec's caps for a decoder.
 
 extension WAVFormat {
     /// How this format is pushed, or nil when it needs a decoder (or has no sensible raw form).
@@ -69,43 +54,6 @@ extension WAVFormat {
     }
 }
 
-/// WAV speaker positions (dwChannelMask bits) and their GStreamer counterparts.
-enum ChannelPositions {
-    /// GstAudioChannelPosition for WAV mask bits 0...17 (FL FR FC LFE BL BR FLC FRC BC SL SR TC TFL TFC TFR TBL TBC TBR).
-    private static let gstPosition: [Int] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 15, 12, 14, 13, 16, 20, 17]
-
-    /// The GStreamer mask for a WAV mask, or nil when a bit has no GStreamer position or the channels would
-    /// come in a different order in GStreamer (interleaving follows ascending positions there).
-    static func gstMask(fromWAV mask: UInt32) -> UInt64? {
-        var result: UInt64 = 0
-        var last = -1
-        for bit in 0..<32 where mask & (1 << UInt32(bit)) != 0 {
-            guard bit < gstPosition.count, gstPosition[bit] > last else { return nil }
-            last = gstPosition[bit]
-            result |= 1 << UInt64(last)
-        }
-        return result
-    }
-
-    /// The layout players assume when a file gives no mask: stereo, 3.0, quad, 5.0, 5.1, 6.1, 7.1; unpositioned
-    /// (0) beyond 8 channels.
-    static func defaultGstMask(channels: Int) -> UInt64 {
-        let wavMask: UInt32
-        switch channels {
-        case 1: wavMask = 0x4
-        case 2: wavMask = 0x3
-        case 3: wavMask = 0x7
-        case 4: wavMask = 0x33
-        case 5: wavMask = 0x37
-        case 6: wavMask = 0x3F
-        case 7: wavMask = 0x70F
-        case 8: wavMask = 0x63F
-        default: return 0
-        }
-        return gstMask(fromWAV: wavMask) ?? 0
-    }
-}
-
 extension WAVFormat {
     /// Whether the samples need a decoder in the pipeline (anything but PCM and IEEE float).
     public var needsDecoder: Bool { encoding == .compressed }
@@ -118,82 +66,12 @@ extension WAVFormat {
     /// an extensible file's compressed sub-format keeps rate and channels, and its `codec_data` is what follows the
     /// 22-byte extension (the codec's own bytes) rather than the extension itself.
     public var codecCaps: String? {
-        guard encoding == .compressed else { return nil }
-        var caps: String
-        var withBlockAlign = false
-        var withRateAndChannels = true
-        var blockAlignValue = blockAlign
-        let tag = effectiveTag
-        switch tag {
-        case 0x0002:
-            caps = "audio/x-adpcm, layout=(string)microsoft"
-            withBlockAlign = true
-        case 0x0006:
-            caps = "audio/x-alaw"
-        case 0x0007:
-            caps = "audio/x-mulaw"
-        case 0x000A:
-            caps =
-                "audio/x-wms, bitrate=(int)\(averageBytesPerSecond * 8), width=(int)\(bitsPerSample),"
-                + " depth=(int)\(bitsPerSample)"
-            withBlockAlign = true
-        case 0x0011, 0x0069:
-            caps = "audio/x-adpcm, layout=(string)dvi"
-            withBlockAlign = tag == 0x0011
-        case 0x0022:
-            caps = "audio/x-truespeech"
-        case 0x0031, 0x0032:
-            caps = "audio/ms-gsm"
-        case 0x0045:
-            var bitrate = 0
-            if [2000, 3000, 4000, 5000].contains(averageBytesPerSecond) {
-                blockAlignValue = averageBytesPerSecond / 1000
-                bitrate = averageBytesPerSecond * 8
-            } else if (2...5).contains(blockAlign) {
-                bitrate = blockAlign * 8000
-            }
-            caps = "audio/x-adpcm, layout=(string)g726" + (bitrate > 0 ? ", bitrate=(int)\(bitrate)" : "")
-            withBlockAlign = true
-        case 0x0050:
-            caps = "audio/mpeg, mpegversion=(int)1, layer=(int)2"
-        case 0x0055:
-            caps = "audio/mpeg, mpegversion=(int)1, layer=(int)3"
-        case 0x0057:
-            caps = "audio/AMR"
-        case 0x0058:
-            caps = "audio/AMR-WB"
-        case 0x0061:
-            caps = "audio/x-adpcm, layout=(string)dk4"
-        case 0x0062:
-            caps = "audio/x-adpcm, layout=(string)dk3"
-        case 0x0070...0x0079, 0x0081:
-            caps = "audio/x-voxware, voxwaretype=(int)\(tag)"
-        case 0x0092 where subFormatTag != nil, 0x2000:
-            caps = "audio/x-ac3"
-        case 0x00FF, 0x4143, 0x706D:
-            caps = "audio/mpeg, mpegversion=(int)4"
-        case 0x0160...0x0163:
-            caps =
-                "audio/x-wma, wmaversion=(int)\(tag - 0x0160 + 1), bitrate=(int)\(averageBytesPerSecond * 8),"
-                + " depth=(int)\(bitsPerSample)"
-            withBlockAlign = true
-        case 0x0270:
-            caps = "audio/x-vnd.sony.atrac3"
-        case 0x028E:
-            caps = "audio/x-siren"
-            withRateAndChannels = false
-        case 0x028F:
-            caps = "audio/G722"
-        case 0x2001:
-            caps = "audio/x-dts"
-            withRateAndChannels = false
-        case 0x674F, 0x6750, 0x6751, 0x676F, 0x6770, 0x6771:
-            caps = "audio/x-vorbis"
-        default:
-            return nil
-        }
-        if withRateAndChannels { caps += ", rate=(int)\(sampleRate), channels=(int)\(channels)" }
-        if withBlockAlign { caps += ", block_align=(int)\(blockAlignValue)" }
+        guard encoding == .compressed, let rule = CodecCapsRule.byTag[effectiveTag],
+            !rule.onlyAsSubFormat || subFormatTag != nil
+        else { return nil }
+        var caps = rule.mediaType + rule.fields(self)
+        if rule.withRateAndChannels { caps += ", rate=(int)\(sampleRate), channels=(int)\(channels)" }
+        if let blockAlign = rule.blockAlign { caps += ", block_align=(int)\(blockAlign(self))" }
         if !extraData.isEmpty {
             caps += ", codec_data=(buffer)" + extraData.map { Hex.digits(UInt64($0), count: 2) }.joined()
         }

@@ -59,7 +59,8 @@ public final class Player {
     ///   - configure: sets properties on each new pipeline after parsing (user values are set, never spliced into
     ///     the launch text).
     public init(
-        launch: String, appSourceName: String = "src", configure: @escaping (Pipeline) throws(GstError) -> Void = { _ in }
+        launch: String, appSourceName: String = "src",
+        configure: @escaping (Pipeline) throws(GstError) -> Void = { _ in }
     ) {
         Gst.initialize()
         self.launch = launch

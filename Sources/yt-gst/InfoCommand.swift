@@ -52,8 +52,8 @@ struct InfoCommand {
         field("container", wav.container.rawValue)
         field(
             "format",
-            "\(hex(format.formatTag)) \(FormatTag.name(of: format.formatTag))"
-                + (format.subFormatTag.map { " (sub-format \(hex($0)) \(FormatTag.name(of: $0)))" } ?? ""))
+            "\(FormatTag.hex(format.formatTag)) \(FormatTag.name(of: format.formatTag))"
+                + (format.subFormatTag.map { " (sub-format \(FormatTag.hex($0)) \(FormatTag.name(of: $0)))" } ?? ""))
         field("sample format", format.rawSampleFormat ?? "compressed")
         field("rate", "\(format.sampleRate) Hz")
         field(
@@ -265,41 +265,11 @@ struct InfoCommand {
         return out.hasSuffix(" / ") ? String(out.dropLast(3)) : out
     }
 
-    private func hex(_ tag: UInt16) -> String {
-        let digits = String(tag, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
-
     /// "m:ss.mmm".
     static func duration(_ seconds: Double) -> String {
         let millis = Int((seconds * 1000).rounded())
         let (minutes, secs, ms) = (millis / 60_000, millis / 1000 % 60, millis % 1000)
         let msText = String(ms)
         return "\(minutes):\(secs < 10 ? "0" : "")\(secs).\(String(repeating: "0", count: 3 - msText.count))\(msText)"
-    }
-}
-
-/// Just enough JSON writing for `info --json` (no Foundation: it costs start-up time).
-enum JSON {
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                let digits = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
-
-    static func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\(string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }
 }

@@ -93,10 +93,3 @@ enum Tool {
 
     static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }
 }
-
-extension String {
-    /// The string padded with spaces to at least `width` characters.
-    func padding(to width: Int) -> String {
-        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
-    }
-}

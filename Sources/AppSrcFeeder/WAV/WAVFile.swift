@@ -86,9 +86,9 @@ public struct WAVFile: Sendable {
     /// The codec in one phrase for messages: "format tag 0x0011 (IMA ADPCM)", "extensible sub-format 0x0055 (...)".
     public var codecDescription: String {
         let tag = format.effectiveTag
-        if format.formatTag != 0xFFFE { return "format tag \(Hex.tag(tag)) (\(format.formatName))" }
+        if format.formatTag != 0xFFFE { return "format tag \(FormatTag.hex(tag)) (\(format.formatName))" }
         if tag == 0xFFFE { return "extensible, \(format.formatName)" }
-        return "extensible sub-format \(Hex.tag(tag)) (\(format.formatName))"
+        return "extensible sub-format \(FormatTag.hex(tag)) (\(format.formatName))"
     }
 
     /// PCM, float, A-law and mu-law store whole frames of `blockAlign` bytes, so frames follow from bytes.

@@ -1,17 +1,5 @@
 // yt-gst — how the bytes of a data chunk divide into packets a decoder can take whole.
 
-/// The unit the feeder pushes and times: frames, fixed-size codec blocks, or a byte stream a parser frames.
-public enum Packetization: Sendable, Equatable {
-    /// One frame is `blockAlign` bytes (PCM, float, A-law, mu-law): timestamps from the frame index.
-    case frames
-    /// Fixed-size blocks (`blockAlign` bytes) that each decode to `framesPerBlock` frames (IMA/MS ADPCM, GSM), or to
-    /// an amount the header does not tell (WMA, G.726): then timestamps come from the average byte rate.
-    case blocks(framesPerBlock: Int?)
-    /// A byte stream with its own frame headers (MP3, AAC, AC-3, DTS): a parser finds the packets; timestamps come
-    /// from the average byte rate.
-    case stream
-}
-
 extension WAVFormat {
     /// How the data chunk is cut into pushed packets.
     public var packetization: Packetization {

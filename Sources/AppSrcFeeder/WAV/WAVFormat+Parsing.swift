@@ -29,16 +29,51 @@ extension WAVFormat {
         // cbSize belongs to WAVEFORMATEX; plain PCM may use the 16-byte WAVEFORMAT and then extra bytes mean nothing.
         let extensionSize = body.count >= 18 ? Int(byteOrder.uint16(body, at: 16)) : nil
         if tag != 0x0001 {
-            if declaredSize == 17 {
-                warnings.append("fmt chunk is 17 bytes: its extension size field (cbSize) is cut off")
-            } else if let extensionSize, UInt64(18 + extensionSize) > declaredSize {
-                warnings.append(
-                    "fmt extension declares \(extensionSize) bytes but the fmt chunk holds only \(declaredSize - 18)")
-            }
+            Self.checkExtensionSize(extensionSize, declaredSize: declaredSize, warnings: &warnings)
         }
+        let extensible =
+            tag == 0xFFFE
+            ? try Extensible(body, declaredSize: declaredSize, extensionSize: extensionSize, byteOrder: byteOrder)
+            : nil
 
-        var extensible: (validBits: Int, mask: UInt32, subTag: UInt16, guid: String)?
-        if tag == 0xFFFE {
+        // An unknown GUID family makes the first two bytes meaningless: such a file is just "extensible".
+        let effectiveTag = extensible.map { FormatTag.isKnownSubFormat($0.guid) ? $0.subTag : tag } ?? tag
+        let encoding = Self.encoding(of: effectiveTag)
+        var sample = (container: headerBits, validBits: headerBits, frameBytes: blockAlign)
+        if encoding != .compressed {
+            (sample.container, sample.validBits) = try Self.sampleSize(
+                encoding: encoding, tag: tag, channels: channels, blockAlign: blockAlign, headerBits: headerBits,
+                validBitsField: extensible?.validBits, warnings: &warnings)
+        }
+        if effectiveTag == 0x0006 || effectiveTag == 0x0007, blockAlign != channels {
+            // One byte per sample whatever the header says (riff-media fixes the same fields the same way).
+            warnings.append(
+                "\(effectiveTag == 6 ? "A-law" : "mu-law") block align is \(blockAlign) for \(channels) channels;"
+                    + " using \(channels)")
+            sample = (container: 8, validBits: 8, frameBytes: channels)
+        }
+        self.init(
+            formatTag: tag, subFormatTag: extensible?.subTag, subFormatGUID: extensible?.guid, encoding: encoding,
+            byteOrder: byteOrder, channels: channels, sampleRate: sampleRate, bitsPerSample: sample.container,
+            validBits: sample.validBits, blockAlign: sample.frameBytes,
+            channelMask: extensible.flatMap { $0.mask == 0 ? nil : $0.mask }
+        )
+        self.averageBytesPerSecond = averageBytesPerSecond
+        if encoding == .compressed, let extensionSize {
+            extraData = Self.codecBytes(body, extensionSize: extensionSize, extensible: tag == 0xFFFE)
+        }
+    }
+
+    /// The WAVE_FORMAT_EXTENSIBLE fields after cbSize: valid bits, channel mask and the SubFormat GUID.
+    private struct Extensible {
+        var validBits: Int
+        var mask: UInt32
+        /// The GUID's first two bytes, a format tag in the known GUID families.
+        var subTag: UInt16
+        var guid: String
+
+        /// Reads the 22-byte extension, which an extensible fmt chunk must hold whole.
+        init(_ body: [UInt8], declaredSize: UInt64, extensionSize: Int?, byteOrder: ByteOrder) throws(WAVError) {
             guard declaredSize >= 40, body.count >= 40 else {
                 throw WAVError(
                     .invalidFormat, "WAVE_FORMAT_EXTENSIBLE needs a 40-byte fmt chunk; this one is \(declaredSize)")
@@ -48,52 +83,38 @@ extension WAVFormat {
                     .invalidFormat,
                     "WAVE_FORMAT_EXTENSIBLE needs a 22-byte extension; cbSize is \(extensionSize ?? 0)")
             }
-            extensible = (
-                validBits: Int(byteOrder.uint16(body, at: 18)), mask: byteOrder.uint32(body, at: 20),
-                subTag: UInt16(truncatingIfNeeded: byteOrder.uint32(body, at: 24)),
-                guid: Self.guidText(body, at: 24, byteOrder: byteOrder)
-            )
+            validBits = Int(byteOrder.uint16(body, at: 18))
+            mask = byteOrder.uint32(body, at: 20)
+            subTag = UInt16(truncatingIfNeeded: byteOrder.uint32(body, at: 24))
+            guid = Hex.guid(body, at: 24, byteOrder: byteOrder)
         }
+    }
 
-        // An unknown GUID family makes the first two bytes meaningless: such a file is just "extensible".
-        let effectiveTag = extensible.map { FormatTag.isKnownSubFormat($0.guid) ? $0.subTag : tag } ?? tag
-        let encoding: SampleEncoding
-        switch effectiveTag {
-        case 0x0001: encoding = .pcm
-        case 0x0003: encoding = .float
-        default: encoding = .compressed
-        }
-
-        var container = headerBits
-        var validBits = headerBits
-        if encoding != .compressed {
-            (container, validBits) = try Self.sampleSize(
-                encoding: encoding, tag: tag, channels: channels, blockAlign: blockAlign, headerBits: headerBits,
-                validBitsField: extensible?.validBits, warnings: &warnings)
-        }
-        var frameBytes = blockAlign
-        if effectiveTag == 0x0006 || effectiveTag == 0x0007, blockAlign != channels {
-            // One byte per sample whatever the header says (riff-media fixes the same fields the same way).
+    /// Warns when cbSize is cut off or claims more bytes than the chunk holds; a codec may still decode without them.
+    private static func checkExtensionSize(_ extensionSize: Int?, declaredSize: UInt64, warnings: inout [String]) {
+        if declaredSize == 17 {
+            warnings.append("fmt chunk is 17 bytes: its extension size field (cbSize) is cut off")
+        } else if let extensionSize, UInt64(18 + extensionSize) > declaredSize {
             warnings.append(
-                "\(effectiveTag == 6 ? "A-law" : "mu-law") block align is \(blockAlign) for \(channels) channels;"
-                    + " using \(channels)")
-            frameBytes = channels
-            container = 8
-            validBits = 8
+                "fmt extension declares \(extensionSize) bytes but the fmt chunk holds only \(declaredSize - 18)")
         }
-        self.init(
-            formatTag: tag, subFormatTag: extensible?.subTag, subFormatGUID: extensible?.guid, encoding: encoding,
-            byteOrder: byteOrder, channels: channels, sampleRate: sampleRate, bitsPerSample: container,
-            validBits: validBits, blockAlign: frameBytes,
-            channelMask: extensible.flatMap { $0.mask == 0 ? nil : $0.mask }
-        )
-        self.averageBytesPerSecond = averageBytesPerSecond
-        if encoding == .compressed, let extensionSize {
-            // The codec's own bytes: after cbSize, or after the 22-byte extension of an extensible fmt.
-            let start = tag == 0xFFFE ? 40 : 18
-            let end = min(18 + extensionSize, body.count)
-            if end > start { extraData = Array(body[start..<end]) }
+    }
+
+    /// PCM and float are the encodings the feeder pushes raw; every other tag needs a decoder.
+    private static func encoding(of tag: UInt16) -> SampleEncoding {
+        switch tag {
+        case 0x0001: .pcm
+        case 0x0003: .float
+        default: .compressed
         }
+    }
+
+    /// The codec's own bytes, which travel to the decoder as `codec_data`: after cbSize, or after the 22-byte
+    /// extension of an extensible fmt.
+    private static func codecBytes(_ body: [UInt8], extensionSize: Int, extensible: Bool) -> [UInt8] {
+        let start = extensible ? 40 : 18
+        let end = min(18 + extensionSize, body.count)
+        return end > start ? Array(body[start..<end]) : []
     }
 
     /// The container and valid bits of a PCM or float sample, validated.
@@ -142,17 +163,5 @@ extension WAVFormat {
                     + " playing \(container)-bit")
         }
         return (container, validBits)
-    }
-
-    /// A GUID as text: the 32-bit and two 16-bit fields in the file's byte order, then eight bytes as stored.
-    private static func guidText(_ bytes: [UInt8], at index: Int, byteOrder: ByteOrder) -> String {
-        let tail = bytes[index + 10..<index + 16].map { Hex.digits(UInt64($0), count: 2) }.joined()
-        return [
-            Hex.digits(UInt64(byteOrder.uint32(bytes, at: index)), count: 8),
-            Hex.digits(UInt64(byteOrder.uint16(bytes, at: index + 4)), count: 4),
-            Hex.digits(UInt64(byteOrder.uint16(bytes, at: index + 6)), count: 4),
-            Hex.digits(UInt64(bytes[index + 8]) << 8 | UInt64(bytes[index + 9]), count: 4),
-            tail,
-        ].joined(separator: "-")
     }
 }

@@ -115,111 +115,37 @@ struct WAVParser {
         riffSize = byteOrder.uint64(head, at: 16)
     }
 
-    /// Visits every top-level chunk from offset 12 to the end of the file.
+    /// Visits every top-level chunk from the end of the file header to the end of the file.
     private mutating func walkChunks() throws(WAVError) {
         var offset: Int64 = isWave64 ? 40 : 12
-        let headerSize: Int64 = isWave64 ? 24 : 8
         var previous: WAVChunkInfo?
         var garbage = 0
-        walk: while offset < fileSize {
+        while offset < fileSize {
             guard chunks.count < Self.maxChunks else {
                 note("stopped reading chunks after \(Self.maxChunks)", warn: true)
                 break
             }
-            var header = fileSize - offset >= headerSize ? try reader.bytes(at: offset, count: Int(headerSize)) : []
-            guard header.count == Int(headerSize) else {
-                if dataOffset == nil {
-                    stopReason = "the file ends inside a chunk header at offset \(offset)"
-                } else {
-                    warnings.append("ignored \(fileSize - offset) stray bytes at the end of the file")
-                }
-                break
-            }
-            var id = isWave64 ? Wave64.fourCC(header, at: 0) ?? FourCC(header) : FourCC(header)
-            if !isWave64, let previous, previous.size & 1 == 1, !id.isPrintable {
-                // Some writers leave out the pad byte after an odd-sized chunk; libsndfile reads on regardless.
-                let earlier = try reader.bytes(at: offset - 1, count: 8)
-                if earlier.count == 8, FourCC(earlier).isPrintable {
-                    warnings.append(
-                        "chunk \"\(previous.id)\" at offset \(previous.offset) has odd size \(previous.size) but no"
-                            + " pad byte; reading the next chunk from offset \(offset - 1)")
-                    offset -= 1
-                    header = earlier
-                    id = FourCC(earlier)
-                }
-            }
+            guard var header = try chunkHeader(at: offset) else { break }
+            try skipMissingPadByte(after: previous, offset: &offset, header: &header)
+            let id = chunkID(header)
             garbage = id.isPrintable ? 0 : garbage + 1
-            if garbage > Self.maxGarbageChunks {
-                note(
-                    "stopped reading chunks at offset \(offset): \(Self.maxGarbageChunks) chunk ids in a row are not text",
-                    warn: false)
-                break
-            }
-            if dataOffset != nil, !id.isPrintable {
-                warnings.append(
-                    "stopped reading chunks at offset \(offset): the bytes after the audio data are not a chunk"
-                        + " (id \(id.display))")
-                break
-            }
+            guard !isPastTheChunks(id: id, at: offset, garbage: garbage) else { break }
 
-            let size32 = isWave64 ? 0 : byteOrder.uint32(header, at: 4)
-            let body = offset + headerSize
+            let body = offset + chunkHeaderSize
             let available = UInt64(fileSize - body)
-            if isWave64 {
-                // Wave64 sizes count the 24-byte header; less than that cannot be walked past.
-                let total = byteOrder.uint64(header, at: 16)
-                guard total >= 24 else {
-                    note(
-                        "chunk at offset \(offset) declares \(total) bytes, less than its own header",
-                        warn: dataOffset != nil)
-                    chunks.append(WAVChunkInfo(id: Wave64.display(header), offset: offset, size: total))
-                    break
-                }
+            if isWave64, byteOrder.uint64(header, at: 16) < 24 {
+                noteUndersizedWave64Chunk(header, at: offset)
+                break
             }
+            let size32 = isWave64 ? 0 : byteOrder.uint32(header, at: 4)
             if id == .ds64, isRF64, ds64 == nil, dataOffset == nil {
                 try readDS64(at: body, size: UInt64(size32), available: available)
             }
-            var size = isWave64 ? byteOrder.uint64(header, at: 16) - 24 : UInt64(size32)
-            if !isWave64, size32 == 0xFFFF_FFFF, let ds64 {
-                size = id == .data ? ds64.dataSize : ds64.chunkSizes[id] ?? size
-            }
+            let size = chunkSize(header, id: id)
             let chunk = WAVChunkInfo(id: isWave64 ? Wave64.display(header) : id.display, offset: offset, size: size)
             chunks.append(chunk)
-            let fits = size <= available
-
-            switch id {
-            case .fmt:
-                try readFormat(at: body, size: size, available: available, chunkOffset: offset)
-            case .fact where fits && size >= 4 && factFrames == nil:
-                let value = byteOrder.uint32(try reader.bytes(at: body, count: 4), at: 0)
-                factFrames = Int64(clamping: value == 0xFFFF_FFFF ? ds64?.sampleCount ?? UInt64(value) : UInt64(value))
-            case .data where dataOffset == nil:
-                dataOffset = body
-                guard try measureData(at: body, size: size, size32: size32, available: available) else { break walk }
-            case .data:
-                warnings.append("ignored a second data chunk at offset \(offset)")
-            case .smpl where fits:
-                try checkSampler(at: body, size: size, chunkOffset: offset)
-                metadata.readSampler(try metadataBody(at: body, size: size), byteOrder: byteOrder)
-            case FourCC("LIST"), FourCC("list"):
-                let list = try metadataBody(at: body, size: min(size, available))
-                if list.count >= 4 {
-                    switch FourCC(list) {
-                    case FourCC("INFO"): metadata.readInfo(list, byteOrder: byteOrder)
-                    case FourCC("adtl"): metadata.readAssociatedData(list, byteOrder: byteOrder)
-                    default: break
-                    }
-                }
-            case FourCC("bext"):
-                metadata.readBroadcast(try metadataBody(at: body, size: min(size, available)), byteOrder: byteOrder)
-            case FourCC("cue "):
-                metadata.readCue(try metadataBody(at: body, size: min(size, available)), byteOrder: byteOrder)
-            case FourCC("inst"):
-                metadata.readInstrument(try metadataBody(at: body, size: min(size, available)))
-            default:
-                break
-            }
-            guard fits else {
+            guard try readChunkBody(chunk, id: id, at: body, size32: size32, available: available) else { break }
+            guard size <= available else {
                 note(
                     "chunk \"\(chunk.id)\" at offset \(offset) declares \(size) bytes but only \(available) are left"
                         + " in the file", warn: dataOffset != nil)
@@ -228,6 +154,123 @@ struct WAVParser {
             offset = body + Int64(size) + (isWave64 ? Int64((8 - (24 + size) % 8) % 8) : Int64(size & 1))
             previous = chunk
         }
+    }
+
+    /// Bytes of a chunk header: id and 32-bit size, or Wave64's GUID and 64-bit size.
+    private var chunkHeaderSize: Int64 { isWave64 ? 24 : 8 }
+
+    /// The header of the chunk at `offset`, or nil where the file ends inside it, which ends the walk: before the
+    /// audio that explains the error to come, after it the bytes are only stray.
+    private mutating func chunkHeader(at offset: Int64) throws(WAVError) -> [UInt8]? {
+        let header =
+            fileSize - offset >= chunkHeaderSize ? try reader.bytes(at: offset, count: Int(chunkHeaderSize)) : []
+        guard header.count == Int(chunkHeaderSize) else {
+            if dataOffset == nil {
+                stopReason = "the file ends inside a chunk header at offset \(offset)"
+            } else {
+                warnings.append("ignored \(fileSize - offset) stray bytes at the end of the file")
+            }
+            return nil
+        }
+        return header
+    }
+
+    /// The chunk id: the four characters, or for Wave64 the FourCC its GUID stands for.
+    private func chunkID(_ header: [UInt8]) -> FourCC {
+        isWave64 ? Wave64.fourCC(header, at: 0) ?? FourCC(header) : FourCC(header)
+    }
+
+    /// Steps back one byte when an odd-sized chunk lacks its pad byte, since some writers leave it out.
+    ///
+    /// libsndfile reads on regardless, so a header that is not text here but is text one byte earlier is taken from
+    /// there, with a warning.
+    private mutating func skipMissingPadByte(
+        after previous: WAVChunkInfo?, offset: inout Int64, header: inout [UInt8]
+    ) throws(WAVError) {
+        guard !isWave64, let previous, previous.size & 1 == 1, !FourCC(header).isPrintable else { return }
+        let earlier = try reader.bytes(at: offset - 1, count: 8)
+        guard earlier.count == 8, FourCC(earlier).isPrintable else { return }
+        warnings.append(
+            "chunk \"\(previous.id)\" at offset \(previous.offset) has odd size \(previous.size) but no"
+                + " pad byte; reading the next chunk from offset \(offset - 1)")
+        offset -= 1
+        header = earlier
+    }
+
+    /// Whether the walk has left the chunks: too many ids in a row that are not text, or, once the audio is found,
+    /// one id that is not text, since what follows the audio must not fail the file.
+    private mutating func isPastTheChunks(id: FourCC, at offset: Int64, garbage: Int) -> Bool {
+        if garbage > Self.maxGarbageChunks {
+            note(
+                "stopped reading chunks at offset \(offset): \(Self.maxGarbageChunks) chunk ids in a row are not text",
+                warn: false)
+            return true
+        }
+        if dataOffset != nil, !id.isPrintable {
+            warnings.append(
+                "stopped reading chunks at offset \(offset): the bytes after the audio data are not a chunk"
+                    + " (id \(id.display))")
+            return true
+        }
+        return false
+    }
+
+    /// Lists a Wave64 chunk whose size is below its own 24-byte header, which the walk cannot step past.
+    private mutating func noteUndersizedWave64Chunk(_ header: [UInt8], at offset: Int64) {
+        let total = byteOrder.uint64(header, at: 16)
+        note("chunk at offset \(offset) declares \(total) bytes, less than its own header", warn: dataOffset != nil)
+        chunks.append(WAVChunkInfo(id: Wave64.display(header), offset: offset, size: total))
+    }
+
+    /// The body size a chunk header declares: Wave64's without its header, else the 32-bit size, or the ds64 size
+    /// where that is 0xFFFFFFFF in an RF64 file.
+    private func chunkSize(_ header: [UInt8], id: FourCC) -> UInt64 {
+        if isWave64 { return byteOrder.uint64(header, at: 16) - 24 }
+        let size32 = byteOrder.uint32(header, at: 4)
+        guard size32 == 0xFFFF_FFFF, let ds64 else { return UInt64(size32) }
+        return id == .data ? ds64.dataSize : ds64.chunkSizes[id] ?? UInt64(size32)
+    }
+
+    /// Reads what the walk needs from a chunk's body (format, fact, audio extent, metadata); returns whether the walk
+    /// goes on past it, which it does not after audio of unknown or clamped length.
+    private mutating func readChunkBody(
+        _ chunk: WAVChunkInfo, id: FourCC, at body: Int64, size32: UInt32, available: UInt64
+    ) throws(WAVError) -> Bool {
+        let size = chunk.size
+        let fits = size <= available
+        switch id {
+        case .fmt:
+            try readFormat(at: body, size: size, available: available, chunkOffset: chunk.offset)
+        case .fact where fits && size >= 4 && factFrames == nil:
+            let value = byteOrder.uint32(try reader.bytes(at: body, count: 4), at: 0)
+            factFrames = Int64(clamping: value == 0xFFFF_FFFF ? ds64?.sampleCount ?? UInt64(value) : UInt64(value))
+        case .data where dataOffset == nil:
+            dataOffset = body
+            return try measureData(at: body, size: size, size32: size32, available: available)
+        case .data:
+            warnings.append("ignored a second data chunk at offset \(chunk.offset)")
+        case .smpl where fits:
+            try checkSampler(at: body, size: size, chunkOffset: chunk.offset)
+            metadata.readSampler(try metadataBody(at: body, size: size), byteOrder: byteOrder)
+        case FourCC("LIST"), FourCC("list"):
+            let list = try metadataBody(at: body, size: min(size, available))
+            if list.count >= 4 {
+                switch FourCC(list) {
+                case FourCC("INFO"): metadata.readInfo(list, byteOrder: byteOrder)
+                case FourCC("adtl"): metadata.readAssociatedData(list, byteOrder: byteOrder)
+                default: break
+                }
+            }
+        case FourCC("bext"):
+            metadata.readBroadcast(try metadataBody(at: body, size: min(size, available)), byteOrder: byteOrder)
+        case FourCC("cue "):
+            metadata.readCue(try metadataBody(at: body, size: min(size, available)), byteOrder: byteOrder)
+        case FourCC("inst"):
+            metadata.readInstrument(try metadataBody(at: body, size: min(size, available)))
+        default:
+            break
+        }
+        return true
     }
 
     /// A metadata chunk's body, at most 64 KiB of it (never more, whatever the chunk declares).

@@ -36,13 +36,6 @@ enum Wave64 {
     /// A GUID in its usual text form (first three fields little-endian).
     static func guidText(_ bytes: [UInt8], at index: Int) -> String {
         guard index + 16 <= bytes.count else { return "?" }
-        let order = ByteOrder.little
-        return [
-            Hex.digits(UInt64(order.uint32(bytes, at: index)), count: 8),
-            Hex.digits(UInt64(order.uint16(bytes, at: index + 4)), count: 4),
-            Hex.digits(UInt64(order.uint16(bytes, at: index + 6)), count: 4),
-            bytes[index + 8..<index + 10].map { Hex.digits(UInt64($0), count: 2) }.joined(),
-            bytes[index + 10..<index + 16].map { Hex.digits(UInt64($0), count: 2) }.joined(),
-        ].joined(separator: "-").uppercased()
+        return Hex.guid(bytes, at: index, byteOrder: .little).uppercased()
     }
 }

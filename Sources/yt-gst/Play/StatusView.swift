@@ -1,35 +1,4 @@
 // yt-gst — what the player shows: the status line on a terminal, or one JSON object per line for programs.
-import GstPlayer
-
-/// Everything the status line and `--status json` report, sampled about 10 times a second.
-struct PlaybackSnapshot {
-    var state: String
-    var file: String
-    var index: Int
-    var count: Int
-    var position: Double
-    var duration: Double
-    var volume: Double
-    var muted: Bool
-    var rate: Double
-    var loopA: Double?
-    var loopB: Double?
-    var levels: [ChannelLevel]
-}
-
-/// Peak and RMS of one channel in dBFS, from the level element.
-struct ChannelLevel: Equatable {
-    var peak: Double
-    var rms: Double
-
-    /// The readings of a `level` element message: one peak and one RMS per channel.
-    static func parse(_ structure: Structure) -> [ChannelLevel]? {
-        guard structure.name == "level", let rms = structure.numbers("rms"), let peak = structure.numbers("peak"),
-            rms.count == peak.count
-        else { return nil }
-        return zip(peak, rms).map { ChannelLevel(peak: $0, rms: $1) }
-    }
-}
 
 enum StatusView {
     /// The status line, fitted to `width` columns: less important parts go first when space is short.

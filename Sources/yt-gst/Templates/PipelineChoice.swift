@@ -1,20 +1,6 @@
 // yt-gst — from --pipeline / --sink / --set to one launch string and the properties to set after parsing.
 import GstPlayer
 
-/// A pipeline ready to build: launch text without placeholders, and the values to set on its elements.
-struct ResolvedPipeline: Equatable {
-    struct Property: Equatable {
-        var element: String
-        var property: String
-        var value: String
-    }
-
-    var launch: String
-    var properties: [Property]
-    /// "template wav-file (built-in)" or "launch string", for messages.
-    var origin: String
-}
-
 enum PipelineChoice {
     /// What --sink composes with: the conversion the default pipeline does before its sink.
     static let sinkPrefix = "appsrc name=src ! audioconvert ! audioresample ! "

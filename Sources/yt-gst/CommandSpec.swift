@@ -1,29 +1,5 @@
 // yt-gst — a small hand-written argument parser: options, flags and operands, specified once for parsing and help.
 
-/// A usage mistake: printed with the command's help, exit code 64.
-struct UsageError: Error {
-    var message: String
-    /// Whether the command's help follows the message (not for one-line problems such as a template value).
-    var showsHelp: Bool
-    init(_ message: String, showsHelp: Bool = true) {
-        self.message = message
-        self.showsHelp = showsHelp
-    }
-}
-
-/// One option of a command.
-struct OptionSpec: Sendable {
-    /// Long name without dashes ("sink").
-    var name: String
-    /// Single-letter alias ("q"), if any.
-    var short: Character? = nil
-    /// Placeholder for its value ("FRAGMENT"); nil for a flag.
-    var valueName: String? = nil
-    /// A flag that may be followed by a number (`--loop`, `--loop 3`, `--loop=3`).
-    var optionalNumber = false
-    var help: String
-}
-
 /// A command's name, synopsis, options and help text.
 struct CommandSpec: Sendable {
     var name: String
@@ -50,46 +26,6 @@ struct CommandSpec: Sendable {
         }
         if !discussion.isEmpty { text += "\n\(discussion)\n" }
         return text
-    }
-}
-
-/// The result of parsing: option values by long name (repeated options keep every value), flags, operands.
-struct ParsedArguments {
-    var values: [String: [String]] = [:]
-    var flags: Set<String> = []
-    var operands: [String] = []
-    var helpRequested: Bool { flags.contains("help") }
-
-    func value(_ name: String) -> String? { values[name]?.last }
-
-    /// An option's value as a number within `range`.
-    func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
-        guard let text = value(name) else { return nil }
-        guard let number = Double(text), range.contains(number) else {
-            throw UsageError(
-                "--\(name) must be a number from \(StatusView.trim(range.lowerBound)) to \(StatusView.trim(range.upperBound)), not \"\(text)\""
-            )
-        }
-        return number
-    }
-
-    /// An option's value as a time ("83.5", "1:23", "1:02:03").
-    func time(_ name: String) throws(UsageError) -> Double? {
-        guard let text = value(name) else { return nil }
-        guard let seconds = TimeText.seconds(text) else {
-            throw UsageError("--\(name) must be a time such as 83.5, 1:23 or 1:02:03, not \"\(text)\"")
-        }
-        return seconds
-    }
-
-    /// An option's value as an integer within `range`.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = value(name) else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError(
-                "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
-        }
-        return number
     }
 }
 

@@ -1,0 +1,38 @@
+// yt-gst — WAV speaker positions mapped to GStreamer's.
+
+/// WAV speaker positions (dwChannelMask bits) and their GStreamer counterparts.
+enum ChannelPositions {
+    /// GstAudioChannelPosition for WAV mask bits 0...17 (FL FR FC LFE BL BR FLC FRC BC SL SR TC TFL TFC TFR TBL TBC TBR).
+    private static let gstPosition: [Int] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 15, 12, 14, 13, 16, 20, 17]
+
+    /// The GStreamer mask for a WAV mask, or nil when a bit has no GStreamer position or the channels would
+    /// come in a different order in GStreamer (interleaving follows ascending positions there).
+    static func gstMask(fromWAV mask: UInt32) -> UInt64? {
+        var result: UInt64 = 0
+        var last = -1
+        for bit in 0..<32 where mask & (1 << UInt32(bit)) != 0 {
+            guard bit < gstPosition.count, gstPosition[bit] > last else { return nil }
+            last = gstPosition[bit]
+            result |= 1 << UInt64(last)
+        }
+        return result
+    }
+
+    /// The layout players assume when a file gives no mask: stereo, 3.0, quad, 5.0, 5.1, 6.1, 7.1; unpositioned
+    /// (0) beyond 8 channels.
+    static func defaultGstMask(channels: Int) -> UInt64 {
+        let wavMask: UInt32
+        switch channels {
+        case 1: wavMask = 0x4
+        case 2: wavMask = 0x3
+        case 3: wavMask = 0x7
+        case 4: wavMask = 0x33
+        case 5: wavMask = 0x37
+        case 6: wavMask = 0x3F
+        case 7: wavMask = 0x70F
+        case 8: wavMask = 0x63F
+        default: return 0
+        }
+        return gstMask(fromWAV: wavMask) ?? 0
+    }
+}

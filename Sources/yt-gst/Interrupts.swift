@@ -1,0 +1,49 @@
+// yt-gst — SIGINT and SIGTERM, caught and turned into a flag and a wake-up.
+import Glibc
+import Synchronization
+
+/// SIGINT and SIGTERM, turned into a flag the command loops check, and a descriptor that wakes them (see `EventLoop`).
+enum Interrupts {
+    /// The signal that asked us to stop, or 0.
+    private static let received = Atomic<Int32>(0)
+    /// A pipe the handler writes a byte into, so a loop asleep in poll(2) wakes (a signal between checking `pending`
+    /// and entering poll would otherwise wait for the timeout).
+    private static let wakePipe: (read: Int32, write: Int32) = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, -1) }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        return (ends[0], ends[1])
+    }()
+
+    /// Readable once a signal came; poll it beside the other descriptors.
+    static var wakeDescriptor: Int32 { wakePipe.read }
+
+    static func install() {
+        _ = wakePipe
+        let handler: @convention(c) (Int32) -> Void = { signal in
+            Interrupts.received.store(signal, ordering: .relaxed)
+            var byte: UInt8 = 1
+            _ = write(Interrupts.wakePipe.write, &byte, 1)  // async-signal-safe
+        }
+        Glibc.signal(SIGINT, handler)
+        Glibc.signal(SIGTERM, handler)
+        // A parent may have started us with these blocked (they are inherited); we want them.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// The pending signal (SIGINT or SIGTERM), if one came.
+    static var pending: Int32? {
+        let value = received.load(ordering: .relaxed)
+        return value == 0 ? nil : value
+    }
+
+    /// How a command that stopped for `signal` exits: 143 for SIGTERM, 130 for SIGINT.
+    static func exitCode(for signal: Int32) -> ExitCode { signal == SIGTERM ? .terminated : .interrupted }
+}
