@@ -44,22 +44,26 @@ import Testing
 }
 
 /// How long a recording sounds and at what frequency, from 10 ms windows whose RMS is well above silence (so an
-/// underrun's gap neither adds nor hides time) and the zero crossings inside them.
+/// underrun's gap neither adds nor hides time) and the zero crossings between consecutive sounding samples —
+/// including the pairs that straddle two sounding windows, so the count does not depend on where the tone starts
+/// relative to the window grid.
 struct ToneAnalysis {
     var soundingSeconds: Double
     var frequency: Double
 
     init(samples: [Int16], rate: Int) {
         let window = rate / 100
-        var soundingWindows = 0
-        var crossings = 0
-        for start in stride(from: 0, to: samples.count - window, by: window) {
-            let slice = samples[start..<(start + window)]
+        var sounding = [Bool](repeating: false, count: samples.count / window)
+        for index in sounding.indices {
+            let slice = samples[(index * window)..<((index + 1) * window)]
             let rms = (slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window)).squareRoot()
-            guard rms > 1_000 else { continue }
-            soundingWindows += 1
-            for i in (start + 1)..<(start + window) where (samples[i - 1] < 0) != (samples[i] < 0) { crossings += 1 }
+            sounding[index] = rms > 1_000
         }
+        var crossings = 0
+        for i in 1..<(sounding.count * window) where sounding[i / window] && sounding[(i - 1) / window] {
+            if (samples[i - 1] < 0) != (samples[i] < 0) { crossings += 1 }
+        }
+        let soundingWindows = sounding.filter { $0 }.count
         soundingSeconds = Double(soundingWindows) / 100
         frequency = soundingWindows == 0 ? 0 : Double(crossings) / 2 / soundingSeconds
     }
