@@ -158,6 +158,17 @@ public final class NetworkLab: @unchecked Sendable {
         return Int(r.stdout[range.upperBound...].prefix(while: \.isNumber)) ?? 0
     }
 
+    /// UDP datagrams the kernel of `host` received but dropped before a socket read them (a full receive buffer on a
+    /// starved machine): `InErrors` of the namespace's /proc/net/snmp, which counts `RcvbufErrors` among others.
+    public func udpReceiveErrors(in host: LabHost) throws -> Int {
+        let r = try run(in: host, "/bin/cat", ["/proc/net/snmp"], timeout: 10)
+        let udp = r.stdout.split(separator: "\n").filter { $0.hasPrefix("Udp: ") }.map { $0.split(separator: " ") }
+        guard udp.count == 2, let column = udp[0].firstIndex(of: "InErrors"), column < udp[1].count,
+            let errors = Int(udp[1][column])
+        else { throw NetworkLabError(description: "no UDP counters in /proc/net/snmp: \(r.stdout)") }
+        return errors
+    }
+
     /// Bytes received on `host`'s eth0 so far (all protocols, with headers).
     public func receivedBytes(in host: LabHost) throws -> Int {
         let r = try run(in: host, "/bin/cat", ["/sys/class/net/eth0/statistics/rx_bytes"], timeout: 10)
