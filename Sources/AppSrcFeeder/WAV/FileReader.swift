@@ -1,4 +1,4 @@
-// yt-gst — a file opened for positioned reads (the production ByteSource).
+// yt-gst — a file opened for positioned reads (the production ByteReader).
 
 import Glibc
 
@@ -6,7 +6,7 @@ import Glibc
 ///
 /// - Note: Checked `Sendable`: the descriptor and path are immutable, and pread does not move a file offset.
 /// The corresponding C functions are `open`, `fstat`, `pread` and `close`.
-public final class FileSource: ByteSource {
+public final class FileReader: ByteReader {
     public let path: String
     private let fd: Int32
     private let sizeAtOpen: Int64

@@ -1,7 +1,7 @@
-// yt-gst — an in-memory ByteSource.
+// yt-gst — an in-memory ByteReader.
 
 /// Bytes held in memory: synthetic WAVs in tests, or anything already loaded.
-public struct MemorySource: ByteSource {
+public struct MemoryReader: ByteReader {
     public let bytes: [UInt8]
 
     public init(_ bytes: [UInt8]) {
@@ -14,8 +14,8 @@ public struct MemorySource: ByteSource {
         guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
         let start = Int(offset)
         let count = min(buffer.count, bytes.count - start)
-        bytes.withUnsafeBytes { source in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<start + count]))
+        bytes.withUnsafeBytes { stored in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: stored[start..<start + count]))
         }
         return count
     }
