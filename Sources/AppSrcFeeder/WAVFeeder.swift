@@ -14,6 +14,7 @@ import Synchronization
 public final class WAVFeeder: Feeder, Sendable {
     /// Chunking used when the caller sets none: 0.2 s chunks, 3 queued, as in the iOS original.
     public static let defaultChunkMilliseconds = 200
+    /// Chunks queued when the caller sets no count: with the default chunks, 0.6 s of audio waits in the appsrc.
     public static let defaultBuffers = 3
     /// The default chunk when no sink synchronises to the clock (`fakesink sync=false`, a file sink): 1 s, so that
     /// GStreamer handles 5 times fewer buffers, and the appsrc queues one of them (with no real-time deadline a
@@ -21,7 +22,9 @@ public final class WAVFeeder: Feeder, Sendable {
     /// data are the same.
     public static let unsynchronizedChunkMilliseconds = 1000
 
+    /// The parsed header: the format that decides caps and units, where the data chunk lies, the tags sent.
     public let file: WAVFile
+    /// The name errors and the status use for this file (its path, when opened by path).
     public let displayName: String
     /// How the data is cut into buffers and timed.
     public let plan: PacketPlan

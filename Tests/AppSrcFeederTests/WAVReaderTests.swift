@@ -468,7 +468,7 @@ struct WAVReaderTests {
         #expect(error?.message == "Input/output error")
     }
 
-    @Test func fileSourceOpensAndReads() throws {
+    @Test func fileReaderOpensAndReads() throws {
         let bytes = WAVBuilder(chunks: [.fmt(channels: 1, rate: 8_000, bits: 16), .data(frames: 3, blockAlign: 2)])
             .bytes()
         let temporary = try TemporaryWAVFile(bytes)
@@ -485,7 +485,7 @@ struct WAVReaderTests {
         #expect(Array(sample[0..<6]) == Array(bytes[44..<50]))
     }
 
-    @Test func fileSourceErrors() {
+    @Test func fileReaderErrors() {
         let missing = #expect(throws: WAVError.self) { try WAVFile.open(path: "/nonexistent/yt-gst/none.wav") }
         #expect(missing?.kind == .cannotOpen)
         #expect(missing?.message == "No such file or directory")

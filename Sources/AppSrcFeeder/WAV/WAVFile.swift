@@ -6,7 +6,9 @@
 /// recordings that were never finished) and says so in `warnings`; it is strict where guessing would play noise.
 /// Opening reads only headers, through a 4 KiB window: one or two preads for a typical file.
 public struct WAVFile: Sendable {
+    /// The container (RIFF, RIFX, RF64, BW64 or Wave64), which sets the byte order and how sizes are stored.
     public let container: WAVContainer
+    /// The audio format from the fmt chunk: what the samples are, and so how the feeder pushes them.
     public let format: WAVFormat
     /// Offset of the first audio byte.
     public let dataOffset: Int64
