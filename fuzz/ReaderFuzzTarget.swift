@@ -5,7 +5,7 @@
 
 /// A file whose first bytes are the fuzz input and whose remaining `paddedSize - bytes.count` bytes read as zeros:
 /// a header may then declare gigabytes that "exist", as on a sparse RF64 file, without the fuzzer allocating them.
-struct PaddedSource: ByteSource {
+struct PaddedReader: ByteReader {
     let bytes: [UInt8]
     let paddedSize: Int64
 
@@ -16,8 +16,8 @@ struct PaddedSource: ByteSource {
         let count = Int(min(Int64(buffer.count), paddedSize - offset))
         let real = offset < Int64(bytes.count) ? min(count, bytes.count - Int(offset)) : 0
         if real > 0 {
-            bytes.withUnsafeBytes { source in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[Int(offset)..<Int(offset) + real]))
+            bytes.withUnsafeBytes { stored in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: stored[Int(offset)..<Int(offset) + real]))
             }
         }
         if count > real {
@@ -60,8 +60,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // sizes may "fit" (as on a sparse RF64 file) without the fuzzer allocating them. One parse per input keeps the
     // fuzzer fast; the mutator flips sizes often enough that every input is tried both ways.
     if size % 2 == 0 {
-        if let file = try? WAVFile(source: MemorySource(bytes)) { exercise(file) }
-    } else if let file = try? WAVFile(source: PaddedSource(bytes: bytes, paddedSize: 1 << 36)) {
+        if let file = try? WAVFile(reader: MemoryReader(bytes)) { exercise(file) }
+    } else if let file = try? WAVFile(reader: PaddedReader(bytes: bytes, paddedSize: 1 << 36)) {
         exercise(file)
     }
     return 0

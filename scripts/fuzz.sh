@@ -13,7 +13,8 @@ export PATH=/opt/swift/usr/bin:$PATH
 out="${FUZZ_BUILD:-/tmp/yt-gst-fuzz}"
 mkdir -p "$out" fuzz/findings
 sources=(Sources/AppSrcFeeder/WAV/*.swift Sources/AppSrcFeeder/PacketPlan.swift Sources/AppSrcFeeder/WAVFormat+Caps.swift
-         fuzz/ReaderFuzzTarget.swift)
+         Sources/AppSrcFeeder/FeedLayout.swift Sources/AppSrcFeeder/ChannelPositions.swift
+         Sources/AppSrcFeeder/CodecCapsRule.swift fuzz/ReaderFuzzTarget.swift)
 if [ ! -x "$out/wav-reader-fuzz" ] || [ -n "$(find "${sources[@]}" -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
   echo "building $out/wav-reader-fuzz"
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name WAVReaderFuzz "${sources[@]}" \

@@ -16,7 +16,9 @@ import Synchronization
 /// stream there and leaves `handoff` for the player to build a new one. Files that fail to open are reported through
 /// `takeFailures()` and skipped. The listener's skips and seeks go through `jump(to:fileTime:seeking:)`.
 public final class GaplessChain: Feeder, Sendable {
+    /// The files and the order they play in; the positions of `Segment`, `Ending` and `jump` are positions in it.
     public let order: PlayOrder
+    /// How each file is fed: the same chunking, queue, window and repeat for the whole list.
     public let settings: Settings
     /// Opens one file into a feeder: `WAVFeeder(path:...)`; tests slow it down or watch which thread calls it.
     private let openFeeder: @Sendable (_ path: String, _ settings: Settings, _ window: FeedWindow) throws -> WAVFeeder
@@ -28,13 +30,16 @@ public final class GaplessChain: Feeder, Sendable {
     public struct Settings: Sendable {
         /// nil: the feeder's default chunking (see `WAVFeeder.init`).
         public var chunkMilliseconds: Int?
+        /// Chunks the appsrc queues (see `WAVFeeder.buffers`); the queue grows when a file with larger chunks follows.
         public var buffers: Int
         /// --start / --end, applied to every file.
         public var start: ClockTime?
+        /// Where feeding stops in each file; nil = the file's end.
         public var end: ClockTime?
         /// --loop-file: after a file ends, it plays again (until a jump moves on).
         public var repeatEachFile: Bool
 
+        /// Settings for the chain; the defaults are the feeder's own (default chunking and queue, whole files, no repeat).
         public init(
             chunkMilliseconds: Int? = nil, buffers: Int = WAVFeeder.defaultBuffers,
             start: ClockTime? = nil, end: ClockTime? = nil, repeatEachFile: Bool = false
@@ -51,6 +56,7 @@ public final class GaplessChain: Feeder, Sendable {
     public struct Segment: Sendable {
         /// Position in the play order (0-based).
         public var position: Int
+        /// The file's path, as the play order gives it.
         public var path: String
         /// Stream time of the first unit fed.
         public var streamStart: ClockTime
@@ -74,6 +80,7 @@ public final class GaplessChain: Feeder, Sendable {
 
     /// A file passed over for having nothing to play.
     public struct EmptyFile: Sendable, Equatable {
+        /// The file's path, to name it in a message.
         public var path: String
         /// True when the file has audio but --start/--end leave none of it; false when it holds none.
         public var cutAway: Bool
@@ -114,6 +121,7 @@ public final class GaplessChain: Feeder, Sendable {
         var chunkBytes = 0
     }
 
+    /// A chain over `order` that opens each file with `WAVFeeder(path:...)`; call `prepare(at:)` before attaching it.
     public convenience init(order: PlayOrder, settings: Settings) {
         self.init(order: order, settings: settings) { path, settings, window in
             try WAVFeeder(
@@ -134,6 +142,7 @@ public final class GaplessChain: Feeder, Sendable {
         self.openFeeder = openFeeder
     }
 
+    /// The current file's name for messages and the status (its path); empty before `prepare(at:)`.
     public var displayName: String { state.withLock { $0.current?.displayName ?? "" } }
 
     /// Opens the first playable file at or after `position`; false when none is left (see `ending`). Failures are
@@ -157,6 +166,7 @@ public final class GaplessChain: Feeder, Sendable {
 
     /// The first file's decoder needs (the pipeline is built for them): `WAVFeeder.needsDecoder` and `decoder`.
     public var needsDecoder: Bool { state.withLock { $0.current?.needsDecoder ?? false } }
+    /// The launch text of the decoder the current file needs (`WAVFeeder.decoder`); `decodebin` before `prepare(at:)`.
     public var decoder: String { state.withLock { $0.current?.decoder ?? "decodebin" } }
 
     /// Lines "path: problem" for files that could not be opened since the last call.

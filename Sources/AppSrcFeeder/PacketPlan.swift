@@ -22,6 +22,7 @@ public struct PacketPlan: Sendable, Equatable {
     public let chunkUnits: Int64
     /// Whole units in the data chunk.
     public let totalUnits: Int64
+    /// How a unit index becomes a time: by frames, by bytes, or not at all (no timestamps).
     public let clock: Clock
 
     /// The plan for `file` with buffers of about `chunkMilliseconds` of audio; nil when its packets are unknown

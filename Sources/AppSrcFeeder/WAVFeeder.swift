@@ -14,6 +14,7 @@ import Synchronization
 public final class WAVFeeder: Feeder, Sendable {
     /// Chunking used when the caller sets none: 0.2 s chunks, 3 queued, as in the iOS original.
     public static let defaultChunkMilliseconds = 200
+    /// Chunks queued when the caller sets no count: with the default chunks, 0.6 s of audio waits in the appsrc.
     public static let defaultBuffers = 3
     /// The default chunk when no sink synchronises to the clock (`fakesink sync=false`, a file sink): 1 s, so that
     /// GStreamer handles 5 times fewer buffers, and the appsrc queues one of them (with no real-time deadline a
@@ -21,7 +22,9 @@ public final class WAVFeeder: Feeder, Sendable {
     /// data are the same.
     public static let unsynchronizedChunkMilliseconds = 1000
 
+    /// The parsed header: the format that decides caps and units, where the data chunk lies, the tags sent.
     public let file: WAVFile
+    /// The name errors and the status use for this file (its path, when opened by path).
     public let displayName: String
     /// How the data is cut into buffers and timed.
     public let plan: PacketPlan
@@ -32,7 +35,7 @@ public final class WAVFeeder: Feeder, Sendable {
     public let buffers: Int
     /// Which units are fed and where they sit in the stream.
     public let window: FeedWindow
-    private let source: any ByteSource
+    private let reader: any ByteReader
     private let progress = Mutex(Progress())
     /// Units per chunk when no sink synchronises: set with the default chunking only (nil when the caller chose).
     private let unsynchronizedChunkUnits: Int64?
@@ -55,18 +58,18 @@ public final class WAVFeeder: Feeder, Sendable {
         path: String, chunkMilliseconds: Int? = nil, buffers: Int = defaultBuffers,
         window: FeedWindow = FeedWindow()
     ) throws(WAVError) {
-        let (file, source) = try WAVFile.open(path: path)
+        let (file, reader) = try WAVFile.open(path: path)
         try self.init(
-            file: file, source: source, name: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers,
+            file: file, reader: reader, name: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers,
             window: window)
     }
 
-    /// Feeds an already parsed file from `source` (tests inject short reads and I/O errors here).
+    /// Feeds an already parsed file through `reader` (tests inject short reads and I/O errors here).
     ///
     /// `chunkMilliseconds` nil is the default chunking: `defaultChunkMilliseconds`, or
     /// `unsynchronizedChunkMilliseconds` when no sink of the pipeline synchronises to the clock.
     public init(
-        file: WAVFile, source: any ByteSource, name: String, chunkMilliseconds: Int? = nil,
+        file: WAVFile, reader: any ByteReader, name: String, chunkMilliseconds: Int? = nil,
         buffers: Int = defaultBuffers, window: FeedWindow = FeedWindow()
     ) throws(WAVError) {
         if file.format.needsDecoder {
@@ -95,7 +98,7 @@ public final class WAVFeeder: Feeder, Sendable {
                 .unsupportedCodec, "unsupported codec: \(file.codecDescription)", formatTag: file.format.effectiveTag)
         }
         self.file = file
-        self.source = source
+        self.reader = reader
         self.displayName = name
         self.plan = plan
         self.unsynchronizedChunkUnits =
@@ -297,12 +300,12 @@ public final class WAVFeeder: Feeder, Sendable {
     ) throws(WAVError) -> Int {
         let blockAlign = plan.unitBytes
         guard case .widenedToFloat64(let width)? = file.format.feedLayout else {
-            return try source.read(at: offset, into: buffer) / blockAlign
+            return try reader.read(at: offset, into: buffer) / blockAlign
         }
         // Rare formats: read the packed samples aside, then widen them into the buffer.
         let stored = UnsafeMutableRawBufferPointer.allocate(byteCount: count * blockAlign, alignment: 8)
         defer { stored.deallocate() }
-        let read = try source.read(at: offset, into: stored) / blockAlign
+        let read = try reader.read(at: offset, into: stored) / blockAlign
         SampleWidening.widen(
             UnsafeRawBufferPointer(rebasing: stored[0..<(read * blockAlign)]), width: width,
             bigEndian: file.format.byteOrder == .big, into: buffer)

@@ -56,7 +56,7 @@ import Testing
     }()
 
     @Test func metadataChunksAreDecoded() throws {
-        let file = try WAVFile(source: MemorySource(Self.fileWithMetadata(Self.metadataChunks)))
+        let file = try WAVFile(reader: MemoryReader(Self.fileWithMetadata(Self.metadataChunks)))
         let m = file.metadata
         #expect(m.info.map(\.id) == ["INAM", "IART", "ICRD", "ITRK", "ISFT", "ITCH"])
         #expect(m.info.first?.value == "Überschrift")
@@ -93,7 +93,7 @@ import Testing
         // A cue chunk that declares 2^32-1 points and a smpl chunk that declares 2^32-1 loops, in a tiny file.
         let cue = Self.chunk("cue ", Self.le(UInt32.max, 4) + [UInt8](repeating: 0, count: 48))
         let smpl = Self.chunk("smpl", [UInt8](repeating: 0, count: 28) + Self.le(UInt32.max, 4) + Self.le(0, 4))
-        let file = try WAVFile(source: MemorySource(Self.fileWithMetadata([cue, smpl])))
+        let file = try WAVFile(reader: MemoryReader(Self.fileWithMetadata([cue, smpl])))
         #expect(file.metadata.cuePoints.count == 1)  // the two real points both have id 0: one point
         #expect(file.metadata.sampler?.loops.isEmpty == true)
     }
@@ -101,8 +101,8 @@ import Testing
     @Test func tagsGoOutAsATagEventBeforeTheAudio() throws {
         Gst.initialize()
         let bytes = Self.fileWithMetadata(Self.metadataChunks)
-        let source = MemorySource(bytes)
-        let feeder = try WAVFeeder(file: WAVFile(source: source), source: source, name: "meta.wav")
+        let reader = MemoryReader(bytes)
+        let feeder = try WAVFeeder(file: WAVFile(reader: reader), reader: reader, name: "meta.wav")
         let collected = try Harness.collect(feeder, launch: "appsrc name=src ! appsink name=sink sync=false")
         let tags = Dictionary(collected.tags.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         #expect(tags["title"] == "Überschrift" && tags["artist"] == "The Artist" && tags["track-number"] == "7")
@@ -255,7 +255,7 @@ import Testing
         var wav = SyntheticWAV.tone(frames: 800, rate: 8_000, channels: 1, bits: 16)
         wav.formatTag = tag
         let path = try wav.write(to: dir.appendingPathComponent("codec.wav"))
-        let file = try WAVFile(source: FileSource(path: path))
+        let file = try WAVFile(reader: FileReader(path: path))
         if let caps = file.format.codecCaps, Gst.hasDecoder(forCaps: caps) { return }  // installed after all
         let error = #expect(throws: WAVError.self) { try WAVFeeder(path: path) }
         #expect(error?.kind == .unsupportedCodec && error?.formatTag == tag)

@@ -38,7 +38,7 @@ struct CorpusHeaderTests {
                 }
             } else {
                 do {
-                    let file = try WAVFile(source: FileSource(path: path))
+                    let file = try WAVFile(reader: FileReader(path: path))
                     #expect(file.format.channels == row.channels, "\(row.path)")
                     #expect(file.format.sampleRate == row.sampleRate, "\(row.path)")
                     let error = #expect(throws: WAVError.self, "\(row.path)") { try file.requirePlayableRaw() }
@@ -64,9 +64,9 @@ struct CorpusHeaderTests {
     /// Opens a valid PCM/float row and compares everything the manifest knows; nil when it all matches.
     private func checkRaw(_ row: CorpusRow, path: String) throws -> String? {
         let file: WAVFile
-        let source: FileSource
+        let reader: FileReader
         do {
-            (file, source) = try WAVFile.open(path: path)
+            (file, reader) = try WAVFile.open(path: path)
             try file.requirePlayableRaw()
         } catch {
             return "should open as PCM/float, got: \(error)"
@@ -81,7 +81,7 @@ struct CorpusHeaderTests {
         }
         let expected = row.pcmSHA256
         guard !expected.isEmpty else { return nil }
-        let actual = try Self.sha256OfSamples(file, source: source)
+        let actual = try Self.sha256OfSamples(file, reader: reader)
         return actual == expected ? nil : "sha256 of samples \(actual), manifest \(expected)"
     }
 
@@ -92,9 +92,9 @@ struct CorpusHeaderTests {
     /// its valid sibling, decoded by sox), so a reader that finds the data a byte off cannot pass.
     private func judgeInvalid(_ row: CorpusRow, path: String, intact: IntactAudio?) -> InvalidOutcome {
         let file: WAVFile
-        let source: FileSource
+        let reader: FileReader
         do {
-            (file, source) = try WAVFile.open(path: path)
+            (file, reader) = try WAVFile.open(path: path)
         } catch {
             return error.message.isEmpty ? .failed("empty error message") : .rejected
         }
@@ -118,7 +118,7 @@ struct CorpusHeaderTests {
         }
         do {
             let expected = SHA256.hex(try CorpusManifest.intactSamples(intact))
-            let actual = try Self.sha256OfSamples(file, source: source)
+            let actual = try Self.sha256OfSamples(file, reader: reader)
             guard actual == expected else {
                 return .failed("sha256 of samples \(actual), intact audio \(expected) (\(intact.why))")
             }
@@ -129,7 +129,7 @@ struct CorpusHeaderTests {
     }
 
     /// SHA-256 of the data bytes as the manifest defines it: little-endian samples of container width.
-    static func sha256OfSamples(_ file: WAVFile, source: some ByteSource) throws -> String {
+    static func sha256OfSamples(_ file: WAVFile, reader: some ByteReader) throws -> String {
         var hasher = SHA256.Hasher()
         let width = file.format.bytesPerSample
         let swap = file.format.byteOrder == .big && width > 1
@@ -138,7 +138,7 @@ struct CorpusHeaderTests {
         while offset < file.dataByteCount {
             let count = Int(min(Int64(buffer.count), file.dataByteCount - offset))
             let got = try buffer.withUnsafeMutableBytes { bytes in
-                try source.read(
+                try reader.read(
                     at: file.dataOffset + offset, into: UnsafeMutableRawBufferPointer(rebasing: bytes[0..<count]))
             }
             try #require(got == count, "short read inside the data chunk")

@@ -135,9 +135,9 @@ import Testing
 
     /// The data chunk's bytes (small corpus files only).
     static func dataBytes(_ feeder: WAVFeeder) throws -> [UInt8] {
-        let source = try FileSource(path: feeder.displayName)
+        let reader = try FileReader(path: feeder.displayName)
         var bytes = [UInt8](repeating: 0, count: Int(feeder.file.dataByteCount))
-        let read = try bytes.withUnsafeMutableBytes { try source.read(at: feeder.file.dataOffset, into: $0) }
+        let read = try bytes.withUnsafeMutableBytes { try reader.read(at: feeder.file.dataOffset, into: $0) }
         return Array(bytes.prefix(read))
     }
 

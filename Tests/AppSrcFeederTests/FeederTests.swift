@@ -12,16 +12,16 @@ import Testing
     /// Writes `wav` to a scratch file, feeds it into `appsrc ! appsink` and returns every sample pulled.
     func pullAll(
         _ wav: SyntheticWAV, chunkMilliseconds: Int = 200, buffers: Int = 3,
-        source: ((String) throws -> any ByteSource)? = nil
+        reader: ((String) throws -> any ByteReader)? = nil
     ) throws -> (feeder: WAVFeeder, samples: [AppSink.Sample], error: GstError?) {
         let dir = try Paths.makeScratch("feeder")
         defer { Paths.removeScratch(dir) }
         let path = try wav.write(to: dir.appendingPathComponent("in.wav"))
         let feeder: WAVFeeder
-        if let source {
+        if let reader {
             let (file, _) = try WAVFile.open(path: path)
             feeder = try WAVFeeder(
-                file: file, source: try source(path), name: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers
+                file: file, reader: try reader(path), name: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers
             )
         } else {
             feeder = try WAVFeeder(path: path, chunkMilliseconds: chunkMilliseconds, buffers: buffers)
@@ -111,7 +111,7 @@ import Testing
     @Test func aReadErrorBecomesAPipelineErrorNamingTheFile() throws {
         let wav = SyntheticWAV.tone(frames: 44_100, rate: 44_100)
         let (_, _, error) = try pullAll(wav) { path in
-            InjectedEIOSource(inner: try FileSource(path: path), failAfter: 2)
+            InjectedEIOReader(inner: try FileReader(path: path), failAfter: 2)
         }
         let failure = try #require(error)
         #expect(failure.message.contains("in.wav"))
@@ -120,7 +120,7 @@ import Testing
 
     @Test func shortReadsStillDeliverEveryByte() throws {
         let wav = SyntheticWAV.tone(frames: 44_100, rate: 44_100)
-        let (_, samples, error) = try pullAll(wav) { path in InjectedShortReadSource(inner: try FileSource(path: path))
+        let (_, samples, error) = try pullAll(wav) { path in InjectedShortReadsReader(inner: try FileReader(path: path))
         }
         #expect(error == nil)
         #expect(samples.flatMap(\.bytes) == wav.samples)
@@ -129,7 +129,7 @@ import Testing
     @Test func aFileThatShrinksWhilePlayingEndsWithWhatIsThere() throws {
         let wav = SyntheticWAV.tone(frames: 44_100, rate: 44_100)
         let (_, samples, error) = try pullAll(wav) { path in
-            InjectedTruncationSource(inner: try FileSource(path: path), size: 44 + 10_001)
+            InjectedTruncationReader(inner: try FileReader(path: path), size: 44 + 10_001)
         }
         #expect(error == nil)
         #expect(samples.flatMap(\.bytes) == Array(wav.samples[0..<10_000]))
@@ -137,11 +137,11 @@ import Testing
 }
 
 /// Throws EIO from the nth read on.
-final class InjectedEIOSource: ByteSource, Sendable {
-    let inner: FileSource
+final class InjectedEIOReader: ByteReader, Sendable {
+    let inner: FileReader
     let failAfter: Int
     let reads = Atomic<Int>(0)
-    init(inner: FileSource, failAfter: Int) {
+    init(inner: FileReader, failAfter: Int) {
         self.inner = inner
         self.failAfter = failAfter
     }
@@ -155,9 +155,9 @@ final class InjectedEIOSource: ByteSource, Sendable {
 }
 
 /// Returns at most 1000 bytes per read, as a slow device might; callers must loop.
-final class InjectedShortReadSource: ByteSource, Sendable {
-    let inner: FileSource
-    init(inner: FileSource) { self.inner = inner }
+final class InjectedShortReadsReader: ByteReader, Sendable {
+    let inner: FileReader
+    init(inner: FileReader) { self.inner = inner }
     var size: Int64 { inner.size }
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
         var done = 0
@@ -172,10 +172,10 @@ final class InjectedShortReadSource: ByteSource, Sendable {
 }
 
 /// Pretends the file ends at `size` (it was truncated after the header was read).
-final class InjectedTruncationSource: ByteSource, Sendable {
-    let inner: FileSource
+final class InjectedTruncationReader: ByteReader, Sendable {
+    let inner: FileReader
     let limit: Int64
-    init(inner: FileSource, size: Int64) {
+    init(inner: FileReader, size: Int64) {
         self.inner = inner
         self.limit = size
     }

@@ -34,7 +34,7 @@ import Testing
         for url in Self.inputs() {
             let bytes = Array(try Data(contentsOf: url))
             let start = ContinuousClock.now
-            if let file = try? WAVFile(source: MemorySource(bytes)) { Self.check(file, url.lastPathComponent) }
+            if let file = try? WAVFile(reader: MemoryReader(bytes)) { Self.check(file, url.lastPathComponent) }
             #expect(ContinuousClock.now - start < .milliseconds(200), "\(url.lastPathComponent) is slow")
         }
     }
@@ -43,7 +43,7 @@ import Testing
     @Test func aBogusRateDoesNotSizeTheBuffers() throws {
         var bytes = SyntheticWAV.tone(frames: 100, rate: 8_000, channels: 2, bits: 16).bytes
         bytes.replaceSubrange(24..<28, with: [0xFF, 0xFF, 0xFF, 0xFF])
-        let file = try WAVFile(source: MemorySource(bytes))
+        let file = try WAVFile(reader: MemoryReader(bytes))
         let plan = try #require(PacketPlan(file: file, chunkMilliseconds: 10_000))
         #expect(plan.chunkUnits * Int64(plan.unitBytes) <= PacketPlan.maxChunkBytes)
     }
@@ -53,7 +53,7 @@ import Testing
     @Test func zerosAfterTheHeaderAreNotWalkedAsThousandsOfChunks() throws {
         let url = Paths.packageRoot.appendingPathComponent("fuzz/regressions/slow-zero-chunk-walk.wav")
         let bytes = Array(try Data(contentsOf: url))
-        let error = #expect(throws: WAVError.self) { try WAVFile(source: MemorySource(bytes)) }
+        let error = #expect(throws: WAVError.self) { try WAVFile(reader: MemoryReader(bytes)) }
         #expect(error?.kind == .missingData)
         #expect(error?.message.contains("16 chunk ids in a row are not text") == true)
     }

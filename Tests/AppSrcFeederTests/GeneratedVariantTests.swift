@@ -68,10 +68,10 @@ enum Payloads {
         let output = dir.appendingPathComponent("out.wav")
         let r = try Run.run("/usr/bin/sox", [input.path] + encoding + [output.path])
         guard r.status == 0 else { throw HarnessError(description: "sox \(encoding): \(r.stderr)") }
-        let (file, source) = try WAVFile.open(path: output.path)
+        let (file, reader) = try WAVFile.open(path: output.path)
         let fmtChunk = try #require(file.chunks.first { $0.id == "fmt " })
-        let fmt = try source.bytes(at: fmtChunk.offset + 8, count: Int(fmtChunk.size))
-        let data = try source.bytes(at: file.dataOffset, count: Int(file.dataByteCount))
+        let fmt = try reader.bytes(at: fmtChunk.offset + 8, count: Int(fmtChunk.size))
+        let data = try reader.bytes(at: file.dataOffset, count: Int(file.dataByteCount))
         let block: Int
         if case .blocks(let framesPerBlock?) = file.format.packetization { block = framesPerBlock } else { block = 1 }
         return Payload(name: name, fmt: fmt, data: data, fact: file.factFrames.map { UInt32($0) }, block: block)
@@ -120,9 +120,9 @@ enum Payloads {
         "appsrc name=src ! audioconvert ! audio/x-raw,format=S16LE,layout=interleaved ! appsink name=sink sync=false"
 
     func play(_ bytes: [UInt8], payload: Payload) throws -> (Harness.Collected, WAVFeeder) {
-        let source = MemorySource(bytes)
-        let file = try WAVFile(source: source)
-        let feeder = try WAVFeeder(file: file, source: source, name: payload.name, chunkMilliseconds: 50)
+        let reader = MemoryReader(bytes)
+        let file = try WAVFile(reader: reader)
+        let feeder = try WAVFeeder(file: file, reader: reader, name: payload.name, chunkMilliseconds: 50)
         let launch =
             feeder.needsDecoder
             ? Launch.insertingDecoder(afterSource: "src", in: Self.decodeLaunch, decoder: feeder.decoder)

@@ -438,13 +438,13 @@ struct WAVReaderTests {
         head.replaceSubrange(16..<20, with: WAVBuilder.field(fmtSize, width: 4, order: .little))
         let dataAt = 20 + Int64(fmtSize)
         let tail = WAVBuilder.Chunk.data(frames: 8, blockAlign: 2).encoded(order: .little)
-        let source = CountingByteSource(
-            VirtualFileSource(size: dataAt + Int64(tail.count), parts: [(0, head), (dataAt, tail)]))
-        let file = try WAVFile(source: source)
+        let reader = CountingByteReader(
+            VirtualFileReader(size: dataAt + Int64(tail.count), parts: [(0, head), (dataAt, tail)]))
+        let file = try WAVFile(reader: reader)
         #expect(file.dataOffset == dataAt + 8)
         #expect(file.frameCount == 8)
         #expect(file.chunks.map(\.size) == [UInt64(fmtSize), 16])
-        #expect(source.bytesRequested < 80_000)
+        #expect(reader.bytesRequested < 80_000)
     }
 
     // MARK: - The byte seam
@@ -454,8 +454,8 @@ struct WAVReaderTests {
             .raw("JUNK", [1, 2, 3]), .fmt(channels: 2, rate: 44_100, bits: 16), .data(frames: 40, blockAlign: 4),
             .raw("LIST", [UInt8](repeating: 7, count: 30)),
         ]).bytes()
-        let whole = try WAVFile(source: MemorySource(bytes))
-        let dribbled = try WAVFile(source: DribblingSource(MemorySource(bytes), maxPerRead: 3))
+        let whole = try WAVFile(reader: MemoryReader(bytes))
+        let dribbled = try WAVFile(reader: DribblingReader(MemoryReader(bytes), maxPerRead: 3))
         #expect(dribbled.format == whole.format)
         #expect(dribbled.chunks == whole.chunks)
         #expect(dribbled.dataByteCount == whole.dataByteCount && dribbled.dataOffset == whole.dataOffset)
@@ -463,33 +463,33 @@ struct WAVReaderTests {
 
     @Test func ioErrorsPropagate() {
         let bytes = WAVBuilder(chunks: [.fmt(channels: 1, rate: 8_000, bits: 8), .data(bytes: 10)]).bytes()
-        let error = #expect(throws: WAVError.self) { try WAVFile(source: EIOSource(size: Int64(bytes.count))) }
+        let error = #expect(throws: WAVError.self) { try WAVFile(reader: EIOReader(size: Int64(bytes.count))) }
         #expect(error?.kind == .io)
         #expect(error?.message == "Input/output error")
     }
 
-    @Test func fileSourceOpensAndReads() throws {
+    @Test func fileReaderOpensAndReads() throws {
         let bytes = WAVBuilder(chunks: [.fmt(channels: 1, rate: 8_000, bits: 16), .data(frames: 3, blockAlign: 2)])
             .bytes()
         let temporary = try TemporaryWAVFile(bytes)
         defer { temporary.remove() }
         let path = temporary.path
-        let (file, source) = try WAVFile.open(path: path)
-        #expect(source.path == path && source.size == Int64(bytes.count))
+        let (file, reader) = try WAVFile.open(path: path)
+        #expect(reader.path == path && reader.size == Int64(bytes.count))
         #expect(file.frameCount == 3 && file.fileSize == Int64(bytes.count))
         var sample = [UInt8](repeating: 0, count: 10)
         let got = try sample.withUnsafeMutableBytes { (buffer) throws(WAVError) -> Int in
-            try source.read(at: file.dataOffset, into: buffer)
+            try reader.read(at: file.dataOffset, into: buffer)
         }
         #expect(got == 6)
         #expect(Array(sample[0..<6]) == Array(bytes[44..<50]))
     }
 
-    @Test func fileSourceErrors() {
+    @Test func fileReaderErrors() {
         let missing = #expect(throws: WAVError.self) { try WAVFile.open(path: "/nonexistent/yt-gst/none.wav") }
         #expect(missing?.kind == .cannotOpen)
         #expect(missing?.message == "No such file or directory")
-        let directory = #expect(throws: WAVError.self) { try FileSource(path: "/tmp") }
+        let directory = #expect(throws: WAVError.self) { try FileReader(path: "/tmp") }
         #expect(directory?.kind == .cannotOpen)
         #expect(directory?.message.contains("directory") == true)
     }
@@ -497,7 +497,7 @@ struct WAVReaderTests {
     // MARK: - Helpers
 
     private func parse(_ builder: WAVBuilder) throws -> WAVFile {
-        try WAVFile(source: MemorySource(builder.bytes()))
+        try WAVFile(reader: MemoryReader(builder.bytes()))
     }
 
     private func parseError(_ builder: WAVBuilder) -> WAVError? {
@@ -506,7 +506,7 @@ struct WAVReaderTests {
 
     private func parseError(bytes: [UInt8]) -> WAVError? {
         do {
-            _ = try WAVFile(source: MemorySource(bytes))
+            _ = try WAVFile(reader: MemoryReader(bytes))
             return nil
         } catch {
             return error
@@ -659,7 +659,7 @@ struct WAVBuilder: Sendable {
 }
 
 /// Bytes in memory at a few offsets of a large virtual file, zeros elsewhere: a multi-gigabyte file without the disk.
-private struct VirtualFileSource: ByteSource {
+private struct VirtualFileReader: ByteReader {
     let size: Int64
     let parts: [(offset: Int64, bytes: [UInt8])]
 
@@ -677,11 +677,11 @@ private struct VirtualFileSource: ByteSource {
 }
 
 /// Counts the bytes asked for, to prove that a declared size does not drive a read.
-private final class CountingByteSource: ByteSource {
-    private let inner: any ByteSource
+private final class CountingByteReader: ByteReader {
+    private let inner: any ByteReader
     private let requested = Mutex(0)
 
-    init(_ inner: any ByteSource) { self.inner = inner }
+    init(_ inner: any ByteReader) { self.inner = inner }
 
     var size: Int64 { inner.size }
     var bytesRequested: Int { requested.withLock { $0 } }
@@ -693,11 +693,11 @@ private final class CountingByteSource: ByteSource {
 }
 
 /// Returns at most `maxPerRead` bytes per call, like a pipe or a network file system would.
-private struct DribblingSource: ByteSource {
-    let inner: MemorySource
+private struct DribblingReader: ByteReader {
+    let inner: MemoryReader
     let maxPerRead: Int
 
-    init(_ inner: MemorySource, maxPerRead: Int) {
+    init(_ inner: MemoryReader, maxPerRead: Int) {
         self.inner = inner
         self.maxPerRead = maxPerRead
     }
@@ -710,7 +710,7 @@ private struct DribblingSource: ByteSource {
 }
 
 /// Fails every read with EIO.
-private struct EIOSource: ByteSource {
+private struct EIOReader: ByteReader {
     let size: Int64
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {

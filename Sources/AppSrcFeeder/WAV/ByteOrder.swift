@@ -2,5 +2,8 @@
 
 /// Byte order of multi-byte samples: RIFF/RF64 are little-endian, RIFX big-endian.
 public enum ByteOrder: Sendable, Equatable {
-    case little, big
+    /// Least significant byte first: RIFF, RF64, BW64 and Wave64 files.
+    case little
+    /// Most significant byte first: RIFX files.
+    case big
 }

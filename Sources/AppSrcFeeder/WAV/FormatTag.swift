@@ -14,6 +14,7 @@ public enum FormatTag {
     /// "0x0011": the form format tags take in messages and `info`.
     public static func hex(_ tag: UInt16) -> String { "0x" + Hex.digits(UInt64(tag), count: 4).uppercased() }
 
+    /// The usual name of a format tag ("PCM", "IMA ADPCM", ...) for messages and `info`; "unknown" for tags not listed.
     public static func name(of tag: UInt16) -> String {
         switch tag {
         case 0x0001: "PCM"

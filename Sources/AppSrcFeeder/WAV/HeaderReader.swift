@@ -8,24 +8,24 @@ struct HeaderReader {
     static let maxRead = 64 * 1024
     private static let windowSize = 4096
 
-    let source: any ByteSource
+    let reader: any ByteReader
     let fileSize: Int64
     private var window: [UInt8] = []
     private var windowStart: Int64 = 0
 
-    init(source: any ByteSource, fileSize: Int64) {
-        self.source = source
+    init(reader: any ByteReader, fileSize: Int64) {
+        self.reader = reader
         self.fileSize = fileSize
     }
 
-    /// Up to `count` bytes at `offset`; fewer only at the end of the source.
+    /// Up to `count` bytes at `offset`; fewer only at the end of the file.
     mutating func bytes(at offset: Int64, count: Int) throws(WAVError) -> [UInt8] {
         precondition(count <= Self.maxRead, "header reads are bounded")
         guard offset >= 0, count > 0 else { return [] }
         let end = offset + Int64(count)
         if offset < windowStart || end > windowStart + Int64(window.count) {
             let wanted = max(count, Self.windowSize)
-            window = try source.bytes(at: offset, count: Int(min(Int64(wanted), max(fileSize - offset, Int64(count)))))
+            window = try reader.bytes(at: offset, count: Int(min(Int64(wanted), max(fileSize - offset, Int64(count)))))
             windowStart = offset
         }
         let start = Int(offset - windowStart)

@@ -10,6 +10,7 @@ public struct WAVChunkInfo: Sendable, Equatable {
     /// The size as declared (taken from ds64 where an RF64 chunk says 0xFFFFFFFF); it may run past the end of file.
     public var size: UInt64
 
+    /// Describes the chunk `id` whose header starts at `offset` and which declares `size` bytes.
     public init(id: String, offset: Int64, size: UInt64) {
         self.id = id
         self.offset = offset

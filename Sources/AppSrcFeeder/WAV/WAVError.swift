@@ -5,6 +5,7 @@
 /// The message is one line that names the problem and never the path: the CLI prints
 /// `yt-gst: <path>: <message>`. Tests assert `kind` (and `formatTag`), not the text.
 public struct WAVError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, for callers and tests to act on; the message is for people.
     public enum Kind: Sendable, Equatable {
         /// open(2) or fstat(2) failed, or the path is a directory or not a regular file.
         case cannotOpen
@@ -24,17 +25,20 @@ public struct WAVError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedCodec
     }
 
+    /// The category of the failure: what tests assert instead of the text.
     public var kind: Kind
     /// One line, e.g. `unsupported codec: format tag 0x0011 (IMA ADPCM)` or `No such file or directory`.
     public var message: String
     /// The effective format tag (the sub-format for extensible files); set for `.unsupportedCodec`.
     public var formatTag: UInt16?
 
+    /// An error of `kind` with a one-line `message` that names no path; `formatTag` for codec errors.
     public init(_ kind: Kind, _ message: String, formatTag: UInt16? = nil) {
         self.kind = kind
         self.message = message
         self.formatTag = formatTag
     }
 
+    /// The message alone, so interpolating the error gives the one line a caller prefixes with the path.
     public var description: String { message }
 }

@@ -1,12 +1,14 @@
 // yt-gst — a parsed WAV file: its format, where its audio is, and what was odd about it.
 
-/// The header of a WAV file (RIFF, RIFX, RF64 or BW64), parsed once; the samples stay in the `ByteSource`.
+/// The header of a WAV file (RIFF, RIFX, RF64 or BW64), parsed once; the samples are read later through a `ByteReader`.
 ///
 /// Parsing is lenient where real players are (missing pad bytes, data sizes that run past the end, headers of
 /// recordings that were never finished) and says so in `warnings`; it is strict where guessing would play noise.
 /// Opening reads only headers, through a 4 KiB window: one or two preads for a typical file.
 public struct WAVFile: Sendable {
+    /// The container (RIFF, RIFX, RF64, BW64 or Wave64), which sets the byte order and how sizes are stored.
     public let container: WAVContainer
+    /// The audio format from the fmt chunk: what the samples are, and so how the feeder pushes them.
     public let format: WAVFormat
     /// Offset of the first audio byte.
     public let dataOffset: Int64
@@ -57,21 +59,21 @@ public struct WAVFile: Sendable {
     /// `frameCount` at the sample rate; 0 when the frame count is unknown.
     public var durationSeconds: Double { Double(frameCount) / Double(format.sampleRate) }
 
-    /// Parses the headers of the WAV in `source`.
+    /// Parses the headers of the WAV that `reader` reads.
     ///
     /// Does not throw for compressed codecs; call `requirePlayableRaw()` before feeding raw samples.
     /// - Throws: `WAVError`: `.notWAV`, `.truncatedHeader`, `.missingFormat`, `.missingData`, `.invalidFormat`,
-    ///   or `.io` from the source.
-    public init(source: some ByteSource) throws(WAVError) {
-        self = try WAVParser(source: source).parse()
+    ///   or `.io` from the reader.
+    public init(reader: some ByteReader) throws(WAVError) {
+        self = try WAVParser(reader: reader).parse()
     }
 
-    /// Opens `path` and parses it; the returned source is the one to read the samples from.
+    /// Opens `path` and parses it; the returned reader is the one to read the samples with.
     ///
-    /// - Throws: `WAVError` of kind `.cannotOpen`, or any error of `init(source:)`.
-    public static func open(path: String) throws(WAVError) -> (file: WAVFile, source: FileSource) {
-        let source = try FileSource(path: path)
-        return (try WAVFile(source: source), source)
+    /// - Throws: `WAVError` of kind `.cannotOpen`, or any error of `init(reader:)`.
+    public static func open(path: String) throws(WAVError) -> (file: WAVFile, reader: FileReader) {
+        let reader = try FileReader(path: path)
+        return (try WAVFile(reader: reader), reader)
     }
 
     /// Throws unless the samples are PCM or IEEE float, which the feeder can hand to GStreamer as they are.

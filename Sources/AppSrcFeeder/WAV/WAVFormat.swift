@@ -14,9 +14,13 @@ public struct WAVFormat: Sendable, Equatable {
     /// Only the standard KSDATAFORMAT family and the Ambisonic B-format family make `subFormatTag` meaningful; any
     /// other GUID is `.compressed` whatever its first bytes say.
     public var subFormatGUID: String?
+    /// What the samples are once the extensible sub-format is resolved: PCM, float, or data for a decoder.
     public var encoding: SampleEncoding
+    /// The byte order of the samples and header numbers: big-endian only in RIFX files.
     public var byteOrder: ByteOrder
+    /// Interleaved channels per frame (nChannels).
     public var channels: Int
+    /// Frames per second (nSamplesPerSec).
     public var sampleRate: Int
     /// Bits of each sample's container: nBlockAlign / nChannels * 8 for PCM and float, wBitsPerSample otherwise.
     ///
@@ -37,6 +41,7 @@ public struct WAVFormat: Sendable, Equatable {
     /// they travel to the decoder as `codec_data`, as GStreamer's wavparse sends them.
     public var extraData: [UInt8] = []
 
+    /// A format from its fields, as the fmt chunk parser and tests build one; `validBits` nil = all of `bitsPerSample`.
     public init(
         formatTag: UInt16, subFormatTag: UInt16? = nil, subFormatGUID: String? = nil, encoding: SampleEncoding,
         byteOrder: ByteOrder = .little, channels: Int, sampleRate: Int, bitsPerSample: Int, validBits: Int? = nil,

@@ -9,21 +9,27 @@ public struct WAVMetadata: Sendable, Equatable {
 
     /// One LIST/INFO entry: its id ("INAM", "IART", ...) and text.
     public struct InfoEntry: Sendable, Equatable {
+        /// The four-character INFO id ("INAM" title, "IART" artist, ...), which picks the GStreamer tag.
         public var id: String
+        /// The text up to its first NUL, trailing spaces dropped; UTF-8 when valid, else read as Latin-1.
         public var value: String
     }
 
     /// The EBU Broadcast Wave `bext` chunk (EBU Tech 3285).
     public struct Broadcast: Sendable, Equatable {
+        /// Free text about the sound (256 bytes at most); sent on as the `description` tag.
         public var description: String
+        /// Who made the sound, an organisation or a person (32 bytes at most).
         public var originator: String
+        /// The originator's own unique reference for the sound (32 bytes at most).
         public var originatorReference: String
-        /// "yyyy-mm-dd" as stored.
+        /// The day the sound was made: "yyyy-mm-dd" as stored.
         public var originationDate: String
-        /// "hh:mm:ss" as stored.
+        /// The time of day it was made: "hh:mm:ss" as stored.
         public var originationTime: String
         /// Samples since midnight of the first sample (the file's timecode).
         public var timeReference: UInt64
+        /// The bext version (0, 1 or 2), which says which later fields the writer filled in.
         public var version: Int
         /// The coding history, up to 64 KiB of it.
         public var codingHistory: String
@@ -31,10 +37,13 @@ public struct WAVMetadata: Sendable, Equatable {
 
     /// A `cue ` point with its `labl`/`note`/`ltxt` texts from LIST/adtl.
     public struct CuePoint: Sendable, Equatable {
+        /// dwName: the id `labl`, `note` and `ltxt` entries use to refer to the point.
         public var id: UInt32
         /// dwSampleOffset: the frame the point marks.
         public var position: UInt32
+        /// The point's name, from `labl` (or the text of an `ltxt` region when there is no `labl`).
         public var label: String?
+        /// A comment on the point, from `note`.
         public var note: String?
         /// From an `ltxt` entry: the length in frames of the region that starts here.
         public var length: UInt32?
@@ -42,48 +51,69 @@ public struct WAVMetadata: Sendable, Equatable {
 
     /// One `smpl` loop.
     public struct Loop: Sendable, Equatable {
+        /// dwIdentifier: the loop's id, which a cue point may share to name the loop.
         public var id: UInt32
-        /// 0 forward, 1 alternating, 2 backward.
+        /// dwType: how the loop plays: 0 forward, 1 alternating (back and forth), 2 backward.
         public var type: UInt32
+        /// dwStart: where the loop begins, in sample frames as writers store it.
         public var start: UInt32
+        /// dwEnd: the loop's last sample frame, played as part of the loop.
         public var end: UInt32
+        /// dwFraction: a fraction of a frame added to the loop's end, in 1/2^32 of a frame (0x80000000 = half).
         public var fraction: UInt32
-        /// 0 = forever.
+        /// dwPlayCount: how many times the loop plays; 0 = forever.
         public var playCount: UInt32
     }
 
     /// The `smpl` sampler chunk.
     public struct Sampler: Sendable, Equatable {
+        /// dwManufacturer: the MMA code of the sampler's maker the file is meant for; 0 = none.
         public var manufacturer: UInt32
+        /// dwProduct: that maker's product code; 0 = none.
         public var product: UInt32
-        /// Nanoseconds per sample.
+        /// dwSamplePeriod: nanoseconds per sample frame as the writer stored it (1e9 / rate).
         public var samplePeriod: UInt32
+        /// dwMIDIUnityNote: the MIDI note (0...127) at which the sample plays at its recorded pitch.
         public var midiUnityNote: UInt32
+        /// dwMIDIPitchFraction: fine tuning above `midiUnityNote`, in 1/2^32 of a semitone.
         public var midiPitchFraction: UInt32
+        /// The loops that follow the header, as many as the chunk really holds (at most `maxItems`).
         public var loops: [Loop]
     }
 
     /// The `inst` instrument chunk.
     public struct Instrument: Sendable, Equatable {
+        /// The MIDI note (0...127) at which the sample plays at its recorded pitch.
         public var unshiftedNote: Int
-        /// Cents.
+        /// Fine tuning in cents (-50...50) to apply on top of the note.
         public var fineTune: Int
-        /// Decibels.
+        /// Gain in decibels to apply when the sample plays.
         public var gain: Int
+        /// The lowest MIDI note the sample is meant to be played for.
         public var lowNote: Int
+        /// The highest MIDI note the sample is meant to be played for.
         public var highNote: Int
+        /// The lowest MIDI velocity (1...127) the sample is meant to be played for.
         public var lowVelocity: Int
+        /// The highest MIDI velocity (1...127) the sample is meant to be played for.
         public var highVelocity: Int
     }
 
+    /// The LIST/INFO entries in file order (at most `maxItems`): the file's title, artist and so on.
     public var info: [InfoEntry] = []
+    /// The `bext` chunk of a Broadcast Wave file; nil when there is none.
     public var broadcast: Broadcast?
+    /// The `cue ` points in file order with their LIST/adtl texts (at most `maxItems`).
     public var cuePoints: [CuePoint] = []
+    /// The `smpl` chunk; nil when there is none.
     public var sampler: Sampler?
+    /// The `inst` chunk; nil when there is none.
     public var instrument: Instrument?
 
+    /// Metadata with nothing in it, which the parser fills chunk by chunk.
     public init() {}
 
+    /// Whether the file holds no metadata at all, so `info` can leave the section out.
     public var isEmpty: Bool { self == WAVMetadata() }
 
     /// GStreamer tag names for INFO ids, as GStreamer's own RIFF code maps them (riff-read.c / wavenc).

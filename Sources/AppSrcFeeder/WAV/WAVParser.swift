@@ -26,8 +26,8 @@ struct WAVParser {
     /// Why the walk ended before the end of the file, to explain a missing fmt or data chunk.
     private var stopReason: String?
 
-    init(source: some ByteSource) {
-        reader = HeaderReader(source: source, fileSize: source.size)
+    init(reader: some ByteReader) {
+        self.reader = HeaderReader(reader: reader, fileSize: reader.size)
     }
 
     /// Reads the headers and describes the file.

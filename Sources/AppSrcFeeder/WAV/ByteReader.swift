@@ -5,24 +5,24 @@
 /// Both the header parser and the feeder read through this protocol, so short reads and I/O errors can be injected
 /// without touching the file system (STYLE 7.5).
 /// - Note: `Sendable` because the feeder reads on a GStreamer streaming thread.
-public protocol ByteSource: Sendable {
+public protocol ByteReader: Sendable {
     /// The current length in bytes.
     var size: Int64 { get }
 
     /// Reads up to `buffer.count` bytes starting at `offset`.
     ///
-    /// Implementations retry EINTR and keep reading after a short read until the buffer is full or the end of the
-    /// source, so a result smaller than `buffer.count` always means the end was reached.
+    /// Implementations retry EINTR and keep reading after a short read until the buffer is full or the bytes run
+    /// out, so a result smaller than `buffer.count` always means the end was reached.
     /// - Returns: The number of bytes read; 0 at or past the end.
     /// - Throws: `WAVError` of kind `.io` when the underlying read fails.
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int
 }
 
-extension ByteSource {
-    /// Reads up to `count` bytes at `offset` into a new array, shorter only at the end of the source.
+extension ByteReader {
+    /// Reads up to `count` bytes at `offset` into a new array, shorter only where the bytes run out.
     ///
-    /// Keeps reading after a short read until a read returns 0, so a source that does not loop itself (a test
-    /// double, a pipe-like source) cannot make a header look truncated. Callers bound `count` themselves: a size
+    /// Keeps reading after a short read until a read returns 0, so a reader that does not loop itself (a test
+    /// double, a pipe-like reader) cannot make a header look truncated. Callers bound `count` themselves: a size
     /// declared in a file must never reach here unclamped.
     public func bytes(at offset: Int64, count: Int) throws(WAVError) -> [UInt8] {
         guard count > 0, offset >= 0 else { return [] }

@@ -1,4 +1,4 @@
-// yt-gst — a file opened for positioned reads (the production ByteSource).
+// yt-gst — a file opened for positioned reads (the production ByteReader).
 
 import Glibc
 
@@ -6,7 +6,8 @@ import Glibc
 ///
 /// - Note: Checked `Sendable`: the descriptor and path are immutable, and pread does not move a file offset.
 /// The corresponding C functions are `open`, `fstat`, `pread` and `close`.
-public final class FileSource: ByteSource {
+public final class FileReader: ByteReader {
+    /// The path opened, for the caller's messages: `WAVError` text never names the file.
     public let path: String
     private let fd: Int32
     private let sizeAtOpen: Int64
@@ -49,6 +50,9 @@ public final class FileSource: ByteSource {
         return fstat(fd, &info) == 0 ? Int64(info.st_size) : sizeAtOpen
     }
 
+    /// Reads at `offset` until `buffer` is full or the file ends, retrying EINTR and short reads (see `ByteReader`).
+    ///
+    /// The corresponding C function is `pread`.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0, offset >= 0 else { return 0 }
         var done = 0
