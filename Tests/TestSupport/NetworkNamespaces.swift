@@ -135,6 +135,8 @@ public final class NetworkLab: @unchecked Sendable {
                 "add", "chain", "inet", "ytloss", "input", "{", "type", "filter", "hook", "input", "priority", "0", ";",
                 "}",
             ],
+            // Every packet that reaches the host, counted before the drop rule (see `arrivedPackets`).
+            ["add", "rule", "inet", "ytloss", "input", "udp", "dport", "\(port)", "counter"],
             [
                 "add", "rule", "inet", "ytloss", "input", "udp", "dport", "\(port)", "numgen", "random", "mod", "100",
                 "<", "\(percent)",
@@ -149,13 +151,22 @@ public final class NetworkLab: @unchecked Sendable {
     }
 
     /// Packets the `dropIncoming` rule has dropped so far.
-    public func droppedPackets(in host: LabHost) throws -> Int {
+    public func droppedPackets(in host: LabHost) throws -> Int { try lossCounter(in: host, dropRule: true) }
+
+    /// Packets that reached `host` on the port `dropIncoming` watches, dropped or not: with the number the sender
+    /// sent, what vanished on the way (the sender's socket, the bridge) before nftables saw it.
+    public func arrivedPackets(in host: LabHost) throws -> Int { try lossCounter(in: host, dropRule: false) }
+
+    private func lossCounter(in host: LabHost, dropRule: Bool) throws -> Int {
         let nft = ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
         let r = try run(in: host, nft, ["list", "chain", "inet", "ytloss", "input"], timeout: 10)
-        guard let range = r.stdout.range(of: "counter packets ") else {
+        let rule = r.stdout.split(separator: "\n").first {
+            $0.contains("counter packets ") && $0.contains("drop") == dropRule
+        }
+        guard let rule, let range = rule.range(of: "counter packets ") else {
             throw NetworkLabError(description: "no counter in: \(r.stdout) \(r.stderr)")
         }
-        return Int(r.stdout[range.upperBound...].prefix(while: \.isNumber)) ?? 0
+        return Int(rule[range.upperBound...].prefix(while: \.isNumber)) ?? 0
     }
 
     /// UDP datagrams the kernel of `host` received but dropped before a socket read them (a full receive buffer on a
