@@ -45,7 +45,12 @@ public struct RecordedWAV {
     /// The samples of a 32-bit float file, interleaved.
     public var floats: [Float] {
         precondition(formatTag == 3 && bitsPerSample == 32, "not float32: tag \(formatTag), \(bitsPerSample) bits")
-        return stride(from: 0, to: data.count - 3, by: 4).map {
+        return Self.floats(data)
+    }
+
+    /// Little-endian 32-bit float samples.
+    public static func floats(_ data: [UInt8]) -> [Float] {
+        stride(from: 0, to: data.count - 3, by: 4).map {
             Float(
                 bitPattern: UInt32(data[$0]) | UInt32(data[$0 + 1]) << 8 | UInt32(data[$0 + 2]) << 16
                     | UInt32(data[$0 + 3]) << 24)
