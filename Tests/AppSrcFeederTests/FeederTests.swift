@@ -88,7 +88,8 @@ import Testing
     }
 
     @Test func seekingWhilePlayingContinuesFromTheSeekFrame() throws {
-        let wav = SyntheticWAV.tone(frames: 8_000 * 10, rate: 8_000, channels: 1)
+        // Noise: a 1 kHz tone at 8 kHz repeats every 8 frames, so a seek 8 frames off would pass.
+        let wav = SyntheticWAV.noise(frames: 8_000 * 10, rate: 8_000, channels: 1)
         let dir = try Paths.makeScratch("seek")
         defer { Paths.removeScratch(dir) }
         let path = try wav.write(to: dir.appendingPathComponent("in.wav"))

@@ -11,13 +11,14 @@ struct ToneSpec: CustomStringConvertible, Sendable {
     var rate: Int
     var bits: Int
     var channels: Int
-    var frequency: Double
+    var seed: UInt64
     /// Length in milliseconds; not a multiple of the 200 ms chunk, so each file ends on a partial chunk.
     var milliseconds = 1_370
 
+    /// Noise, not a tone: a tone at a whole number of hertz repeats every second, so a seek a second off would
+    /// read the same samples.
     var wav: SyntheticWAV {
-        .tone(
-            frequency: frequency, frames: rate * milliseconds / 1_000, rate: rate, channels: channels, bits: bits)
+        .noise(frames: rate * milliseconds / 1_000, rate: rate, channels: channels, bits: bits, seed: seed)
     }
 
     var description: String { "\(rate) Hz \(bits)-bit \(channels) ch" }
@@ -106,16 +107,16 @@ func caps(_ caps: String, describe wav: SyntheticWAV) -> Bool {
 
     static let formatChanges: [(ToneSpec, ToneSpec)] = [
         (
-            .init(rate: 44_100, bits: 16, channels: 2, frequency: 440),
-            .init(rate: 48_000, bits: 24, channels: 2, frequency: 660)
+            .init(rate: 44_100, bits: 16, channels: 2, seed: 1),
+            .init(rate: 48_000, bits: 24, channels: 2, seed: 2)
         ),
         (
-            .init(rate: 44_100, bits: 16, channels: 1, frequency: 440),
-            .init(rate: 44_100, bits: 16, channels: 2, frequency: 660)
+            .init(rate: 44_100, bits: 16, channels: 1, seed: 1),
+            .init(rate: 44_100, bits: 16, channels: 2, seed: 2)
         ),
         (
-            .init(rate: 48_000, bits: 24, channels: 2, frequency: 550),
-            .init(rate: 8_000, bits: 8, channels: 1, frequency: 300)
+            .init(rate: 48_000, bits: 24, channels: 2, seed: 3),
+            .init(rate: 8_000, bits: 8, channels: 1, seed: 4)
         ),
     ]
 
@@ -183,8 +184,8 @@ func caps(_ caps: String, describe wav: SyntheticWAV) -> Bool {
 
     @Test func aJumpFromTheSecondFileBackIntoTheFirstChangesTheCapsBack() throws {
         let playback = try ChainPlayback([
-            ToneSpec(rate: 44_100, bits: 16, channels: 1, frequency: 440).wav,
-            ToneSpec(rate: 48_000, bits: 24, channels: 2, frequency: 660).wav,
+            ToneSpec(rate: 44_100, bits: 16, channels: 1, seed: 1).wav,
+            ToneSpec(rate: 48_000, bits: 24, channels: 2, seed: 2).wav,
         ])
         try playback.jump(to: 1, fileTime: nil)
         let second = try playback.pull()
