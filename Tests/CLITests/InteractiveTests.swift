@@ -60,6 +60,14 @@ final class TmuxPane {
         return nil
     }
 
+    /// The A-B loop points on the status line ("A=0:02 B=0:04"), in whole seconds.
+    var loopPoints: (a: Int, b: Int)? {
+        guard let match = screen.firstMatch(of: /A=(\d+):(\d\d) B=(\d+):(\d\d)/),
+            let am = Int(match.1), let asec = Int(match.2), let bm = Int(match.3), let bsec = Int(match.4)
+        else { return nil }
+        return (am * 60 + asec, bm * 60 + bsec)
+    }
+
     /// Every line of the pane's history that parses as a JSON object (`--status json`), oldest first.
     var jsonLines: [[String: Any]] {
         let text = (try? Run.run("/usr/bin/tmux", ["capture-pane", "-p", "-J", "-S", "-", "-t", name]).stdout) ?? ""
@@ -226,6 +234,7 @@ struct InteractiveTests {
         try #require(pane.waitForPosition { $0 >= start + 2 } != nil)
         try pane.send("l")
         #expect(pane.waitFor(" B=0:"))
+        let shown = try #require(pane.loopPoints, "\(pane.screen)")
         let looping = playback.outputSeconds
         let deadline = Date().addingTimeInterval(30)
         while playback.outputSeconds < looping + 7 && Date() < deadline { usleep(100_000) }
@@ -240,6 +249,9 @@ struct InteractiveTests {
         let loops = runs.dropFirst()
         let loop = loops.first!
         #expect((rate..<rate * 4).contains(loop.frames), "the loop is \(Double(loop.frames) / Double(rate)) s")
+        // It starts at A and ends at B (whole seconds on the status line; the last 50 ms chunk may pass B).
+        #expect(loop.fileStart / rate == shown.a, "the loop starts at frame \(loop.fileStart), A=\(shown.a) s")
+        #expect((shown.b * rate...(shown.b + 1) * rate + rate / 20).contains(loop.fileEnd), "ends at \(loop.fileEnd)")
         #expect(loops.allSatisfy { $0.fileStart == loop.fileStart }, "runs: \(runs)")
         #expect(loops.dropLast().allSatisfy { $0.frames == loop.frames }, "runs: \(runs)")
         #expect(loops.last!.frames <= loop.frames)
