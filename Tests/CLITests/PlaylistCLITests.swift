@@ -120,7 +120,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
         #expect(written.count == 44 + whole.samples.count, "one header and every sample, nothing between")
-        #expect(Array(written.suffix(whole.samples.count)) == whole.samples)
+        #expect(firstDifference(written.suffix(whole.samples.count), whole.samples) == nil)
     }
 
     /// An 8-bit mono file, a 16-bit stereo one and the first again, through one appsrc into audioconvert: each
@@ -144,8 +144,7 @@ import Testing
         }
         let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
         let expected = widened(mono) + widened(stereo) + widened(mono)
-        #expect(written.count == expected.count, "\(written.count) bytes, expected \(expected.count)")
-        #expect(written == expected)
+        #expect(firstDifference(written, expected) == nil)
     }
 
     @Test func setValuesArriveUnchangedThroughATemplate() throws {

@@ -65,3 +65,16 @@ public struct RecordedWAV {
         }
     }
 }
+
+/// Where two byte sequences first differ, as a failure message; nil when they are equal.
+///
+/// Use `#expect(firstDifference(a, b) == nil)` for large buffers: `#expect(a == b)` on arrays makes Swift Testing
+/// compute a diff on failure, which takes minutes for a megabyte.
+public func firstDifference(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> String? {
+    var index = 0
+    for (x, y) in zip(a, b) {
+        if x != y { return "byte \(index) differs: \(x) vs \(y) (\(a.count) and \(b.count) bytes)" }
+        index += 1
+    }
+    return a.count == b.count ? nil : "lengths differ: \(a.count) vs \(b.count) bytes (equal up to there)"
+}
