@@ -1,6 +1,5 @@
-// yt-gst — sound really goes out: play a tone through the default pipeline into PulseAudio's null sink and
+// yt-gst — sound really goes out: play noise through the default pipeline into PulseAudio's null sink and
 // record the sink's monitor. The test command (make test) starts that PulseAudio and sets PULSE_SERVER.
-import AppSrcFeeder
 import Foundation
 import TestSupport
 import Testing
@@ -9,12 +8,14 @@ import Testing
     static let pulse = ProcessInfo.processInfo.environment["PULSE_SERVER"]
     static let sinkName = ProcessInfo.processInfo.environment["YT_GST_PULSE_SINK"] ?? "spk"
 
+    /// The null sink runs at the file's rate and format, so PulseAudio passes the samples through untouched: the
+    /// recording is silence, then every sample of the file exactly, then silence.
     @Test(.enabled(if: pulse != nil, "needs the private PulseAudio that `make test` starts"))
-    func defaultOutputPlaysTheTone() throws {
+    func defaultOutputPlaysEverySampleUnchanged() throws {
         let dir = try Paths.makeScratch("audio")
         defer { Paths.removeScratch(dir) }
-        let tone = SyntheticWAV.tone(frequency: 440, frames: 48_000 * 2, rate: 48_000, channels: 2)
-        let input = try tone.write(to: dir.appendingPathComponent("tone.wav"))
+        let noise = SyntheticWAV.noise(frames: 48_000 * 2, rate: 48_000, channels: 2)
+        let input = try noise.write(to: dir.appendingPathComponent("noise.wav"))
         let recording = dir.appendingPathComponent("rec.wav").path
         let recorder = try Run.launch(
             "/usr/bin/parec",
@@ -30,41 +31,13 @@ import Testing
         _ = recorder.wait(timeout: 5)
         #expect(played.status == 0, "\(played.stderr)")
 
-        let (wav, source) = try WAVFile.open(path: recording)
-        #expect(wav.format.sampleRate == 48_000 && wav.format.channels == 2)
-        var bytes = [UInt8](repeating: 0, count: Int(wav.dataByteCount))
-        let count = try bytes.withUnsafeMutableBytes { try source.read(at: wav.dataOffset, into: $0) }
-        let left = stride(from: 0, to: count - 3, by: 4).map {
-            Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
-        }
-        let analysis = ToneAnalysis(samples: left, rate: 48_000)
-        #expect(abs(analysis.soundingSeconds - 2.0) <= 0.03, "sounded for \(analysis.soundingSeconds) s")
-        #expect(abs(analysis.frequency - 440) < 5, "frequency \(analysis.frequency) Hz")
-    }
-}
-
-/// How long a recording sounds and at what frequency, from 10 ms windows whose RMS is well above silence (so an
-/// underrun's gap neither adds nor hides time) and the zero crossings between consecutive sounding samples —
-/// including the pairs that straddle two sounding windows, so the count does not depend on where the tone starts
-/// relative to the window grid.
-struct ToneAnalysis {
-    var soundingSeconds: Double
-    var frequency: Double
-
-    init(samples: [Int16], rate: Int) {
-        let window = rate / 100
-        var sounding = [Bool](repeating: false, count: samples.count / window)
-        for index in sounding.indices {
-            let slice = samples[(index * window)..<((index + 1) * window)]
-            let rms = (slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window)).squareRoot()
-            sounding[index] = rms > 1_000
-        }
-        var crossings = 0
-        for i in 1..<(sounding.count * window) where sounding[i / window] && sounding[(i - 1) / window] {
-            if (samples[i - 1] < 0) != (samples[i] < 0) { crossings += 1 }
-        }
-        let soundingWindows = sounding.filter { $0 }.count
-        soundingSeconds = Double(soundingWindows) / 100
-        frequency = soundingWindows == 0 ? 0 : Double(crossings) / 2 / soundingSeconds
+        let recorded = try RecordedWAV(path: recording)
+        #expect(recorded.sampleRate == 48_000 && recorded.channels == 2 && recorded.bitsPerSample == 16)
+        let data = recorded.data
+        let first = try #require(data.firstIndex { $0 != 0 }, "the recording is silent")
+        let start = first - first % 4  // the frame of the first sound
+        try #require(data.count >= start + noise.samples.count, "the recording stops before the file's end")
+        #expect(data[start..<start + noise.samples.count].elementsEqual(noise.samples), "the samples changed")
+        #expect(data[(start + noise.samples.count)...].allSatisfy { $0 == 0 }, "sound after the file's end")
     }
 }

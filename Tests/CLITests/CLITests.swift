@@ -124,17 +124,62 @@ import Testing
         let r = try Run.ytGst(["play", input, "--sink", "wavenc ! filesink location=\(output)"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.isEmpty, "no status line when stdout is not a terminal")
-        let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
-        #expect(written.count >= wav.samples.count + 44)
-        #expect(Array(written.suffix(wav.samples.count)) == wav.samples)
+        let written = try RecordedWAV(path: output)
+        #expect(written.formatTag == 1 || written.formatTag == 0xFFFE)
+        #expect(written.sampleRate == rate && written.channels == channels && written.bitsPerSample == bits)
+        #expect(firstDifference(written.data, wav.samples) == nil)
     }
 
     @Test func severalFilesPlayOneAfterAnother() throws {
-        let a = try tone("a.wav", frames: 22_050)
-        let b = try tone("b.wav", frames: 22_050)
-        let r = try Run.ytGst(["play", a, b, "--sink", "fakesink sync=true"], timeout: 20)
+        let a = SyntheticWAV.tone(frequency: 440, frames: 22_050)
+        let b = SyntheticWAV.tone(frequency: 880, frames: 22_050 + 77)
+        let paths = try [a, b].enumerated().map { try $1.write(to: dir.appendingPathComponent("f\($0).wav")) }
+        let output = path("both.wav")
+        let r = try Run.ytGst(["play"] + paths + ["--sink", "wavenc ! filesink location=\(output)"], timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.seconds >= 1.0, "two 0.5 s files in real time took \(r.seconds) s")
+        #expect(
+            try RecordedWAV(path: output).data == a.samples + b.samples, "each file whole, in order, nothing between")
+    }
+
+    /// `--status json` through the binary: every line is a JSON object whose fields follow the playback, file by file.
+    @Test func jsonStatusFollowsPlaybackThroughTheList() throws {
+        let first = SyntheticWAV.tone(frequency: 440, frames: 44_100 * 3 / 2, rate: 44_100, channels: 2)
+        let second = SyntheticWAV.tone(frequency: 880, frames: 48_000, rate: 48_000, channels: 1)
+        let paths = try [first, second].enumerated().map {
+            try $1.write(to: dir.appendingPathComponent("s\($0).wav"))
+        }
+        let r = try Run.ytGst(["play"] + paths + ["--sink", "null", "--status", "json"], timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        let objects = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "not JSON: \($0)")
+        }
+        let fields: Set = ["state", "file", "index", "count", "position", "duration", "volume", "muted", "rate"]
+        #expect(objects.allSatisfy { fields.union(["loop", "levels"]) == Set($0.keys) }, "\(r.stdout)")
+        let indexes = objects.map { $0["index"] as? Int ?? 0 }
+        #expect(indexes.first == 1 && indexes.last == 2 && indexes == indexes.sorted(), "indexes: \(indexes)")
+        let durations = [1.5, 1.0]
+        for index in [1, 2] {
+            let lines = objects.filter { $0["index"] as? Int == index }
+            let positions = lines.map { $0["position"] as? Double ?? -1 }
+            #expect(lines.allSatisfy { $0["file"] as? String == paths[index - 1] })
+            #expect(lines.allSatisfy { $0["duration"] as? Double == durations[index - 1] && $0["count"] as? Int == 2 })
+            #expect(lines.allSatisfy { $0["state"] as? String == "playing" && $0["rate"] as? Double == 1 })
+            #expect(lines.allSatisfy { $0["volume"] as? Double == 1 && $0["muted"] as? Bool == false })
+            #expect(lines.allSatisfy { $0["loop"] is NSNull })
+            #expect(zip(positions, positions.dropFirst()).allSatisfy { $0 <= $1 }, "file \(index): \(positions)")
+            #expect(positions.allSatisfy { (0...durations[index - 1]).contains($0) }, "file \(index): \(positions)")
+            #expect(Set(positions).count >= 3, "file \(index): the position did not move: \(positions)")
+            // The level meter: one reading per channel; the tone's peak is half of full scale (-6.02 dBFS).
+            let settled = lines.filter {
+                ($0["position"] as? Double).map { (0.3...(durations[index - 1] - 0.4)).contains($0) } == true
+            }
+            for line in settled {
+                let levels = line["levels"] as? [[String: Double]] ?? []
+                #expect(levels.count == [first, second][index - 1].channels, "\(line)")
+                #expect(levels.allSatisfy { abs(($0["peak"] ?? 0) + 6.02) < 0.05 }, "\(line)")
+            }
+        }
     }
 
     @Test func wholePipelineWithChunkOptions() throws {
@@ -146,7 +191,7 @@ import Testing
             "appsrc name=src ! filesink location=\(output)",
         ])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: output))) == wav.samples)
+        #expect(firstDifference(try [UInt8](Data(contentsOf: URL(fileURLWithPath: output))), wav.samples) == nil)
     }
 
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])

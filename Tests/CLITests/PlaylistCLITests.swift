@@ -120,17 +120,31 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
         #expect(written.count == 44 + whole.samples.count, "one header and every sample, nothing between")
-        #expect(Array(written.suffix(whole.samples.count)) == whole.samples)
+        #expect(firstDifference(written.suffix(whole.samples.count), whole.samples) == nil)
     }
 
+    /// An 8-bit mono file, a 16-bit stereo one and the first again, through one appsrc into audioconvert: each
+    /// file's samples come out converted exactly by its own format, so the caps changed at each join.
     @Test func filesOfDifferentFormatsChangeCapsInOnePipeline() throws {
-        let mono = try SyntheticWAV.tone(frames: 8_000, rate: 8_000, channels: 1, bits: 8).write(
-            to: dir.appendingPathComponent("m.wav"))
-        let stereo = try SyntheticWAV.tone(frames: 44_100, rate: 44_100, channels: 2, bits: 16).write(
-            to: dir.appendingPathComponent("s.wav"))
-        let r = try Run.ytGst(["play", mono, stereo, mono, "--sink", "fakesink sync=true"], timeout: 20)
+        let mono = SyntheticWAV.tone(frequency: 300, frames: 8_000 + 13, rate: 8_000, channels: 1, bits: 8)
+        let stereo = SyntheticWAV.tone(frequency: 1_000, frames: 44_100 + 7, rate: 44_100, channels: 2, bits: 16)
+        let m = try mono.write(to: dir.appendingPathComponent("m.wav"))
+        let s = try stereo.write(to: dir.appendingPathComponent("s.wav"))
+        let output = dir.appendingPathComponent("s32.raw").path
+        let launch = "appsrc name=src ! audioconvert ! audio/x-raw,format=S32LE ! filesink location=\(output)"
+        let r = try Run.ytGst(["play", m, s, m, "--pipeline", launch], timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.seconds >= 3.0, "three files of 1 s each in real time took \(r.seconds) s")
+        /// 8-bit unsigned and 16-bit signed samples widened to 32 bits, as audioconvert does (no dither upwards).
+        func widened(_ wav: SyntheticWAV) -> [UInt8] {
+            let values: [Int32] =
+                wav.bitsPerSample == 8
+                ? wav.samples.map { (Int32($0) - 128) << 24 }
+                : ReferenceDecoders.int16(wav.samples).map { Int32($0) << 16 }
+            return values.flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        }
+        let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        let expected = widened(mono) + widened(stereo) + widened(mono)
+        #expect(firstDifference(written, expected) == nil)
     }
 
     @Test func setValuesArriveUnchangedThroughATemplate() throws {

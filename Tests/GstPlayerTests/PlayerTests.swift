@@ -19,12 +19,31 @@ import Testing
         return nil
     }
 
+    /// Every buffer pulled from `player`'s `appsink name=sink` up to end of stream.
+    func pullAll(_ player: Player) throws -> [AppSink.Sample] {
+        let sink = try #require(player.pipeline).appSink(named: "sink")
+        var samples: [AppSink.Sample] = []
+        while let sample = sink.pull(timeout: .seconds(5)) { samples.append(sample) }
+        #expect(sink.isEndOfStream)
+        return samples
+    }
+
+    /// The buffers `SilenceSource(buffers: count)` pushes: 800 frames of zeros each, timestamped by frame.
+    func expectSilence(
+        _ samples: [AppSink.Sample], buffers count: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            samples.map(\.pts) == (0..<count).map { ClockTime(frames: Int64($0) * 800, rate: 8_000) },
+            sourceLocation: sourceLocation)
+        #expect(samples.allSatisfy { $0.bytes == [UInt8](repeating: 0, count: 1_600) }, sourceLocation: sourceLocation)
+    }
+
     @Test func playsToEndOfStreamThroughNeedData() throws {
         let source = SilenceSource(buffers: 20)
-        let player = Player(launch: "appsrc name=src ! fakesink sync=false")
+        let player = Player(launch: "appsrc name=src ! appsink name=sink sync=false")
         try player.play(source)
+        expectSilence(try pullAll(player), buffers: 20)
         #expect(try waitForEnd(player) != nil)
-        #expect(source.needDataCalls >= 20 / 3)
         #expect(player.duration == ClockTime(seconds: 2))
     }
 
@@ -63,11 +82,12 @@ import Testing
     @Test func playingAgainRestartsCleanly() throws {
         let first = SilenceSource(buffers: 1000)
         let second = SilenceSource(buffers: 3)
-        let player = Player(launch: "appsrc name=src ! fakesink sync=true")
+        let player = Player(launch: "appsrc name=src ! appsink name=sink sync=true")
         try player.play(first)
         try player.play(second)
+        // Exactly the second source's three buffers from its start: nothing left over from the first play.
+        expectSilence(try pullAll(player), buffers: 3)
         #expect(try waitForEnd(player) != nil)
-        #expect(second.needDataCalls > 0)
     }
 
     @Test func applicationMessagesComeBackAsEvents() throws {

@@ -43,6 +43,31 @@ public struct SyntheticWAV {
         return SyntheticWAV(sampleRate: rate, channels: channels, bitsPerSample: bits, formatTag: 1, samples: samples)
     }
 
+    /// `frames` frames of white noise from a fixed seed: no stretch repeats, so a copy shifted by any number of
+    /// frames (a whole second of a tone is the same tone) differs from the original.
+    public static func noise(
+        frames: Int, rate: Int = 44_100, channels: Int = 2, bits: Int = 16, seed: UInt64 = 1
+    )
+        -> SyntheticWAV
+    {
+        var state = seed
+        let count = frames * channels * bits / 8
+        var samples: [UInt8] = []
+        samples.reserveCapacity(count + 8)
+        while samples.count < count {
+            // SplitMix64: eight bytes per step.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            for byte in 0..<8 { samples.append(UInt8(truncatingIfNeeded: z >> (8 * byte))) }
+        }
+        return SyntheticWAV(
+            sampleRate: rate, channels: channels, bitsPerSample: bits, formatTag: 1,
+            samples: Array(samples.prefix(count)))
+    }
+
     /// The whole file: RIFF header, fmt chunk, data chunk (with a pad byte when the data size is odd).
     public var bytes: [UInt8] {
         var out: [UInt8] = []
