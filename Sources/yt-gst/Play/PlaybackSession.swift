@@ -181,10 +181,13 @@ final class PlaybackSession {
             while let event = player.nextEvent(timeout: .zero) {
                 if let outcome = handle(event, chain: chain, now: now) { return outcome }
             }
-            if showsStatus && ContinuousClock.now >= nextDraw, let now = current(chain) {
-                nextDraw = .now.advanced(by: .milliseconds(100))
+            // Nothing to show until the pipeline has started (a READY "position 0" would be a status of nothing).
+            if showsStatus && ContinuousClock.now >= nextDraw, [.playing, .paused].contains(player.state),
+                let now = current(chain)
+            {
                 draw(now)
             }
+            if ContinuousClock.now >= nextDraw { nextDraw = .now.advanced(by: .milliseconds(100)) }
             waitForSomething(until: showsStatus ? nextDraw : nil)
         }
     }
