@@ -167,7 +167,9 @@ extension Structure.Value {
             } else if type == gst_buffer_get_type(), let boxed = g_value_get_boxed(value) {
                 let buffer = boxed.assumingMemoryBound(to: GstBuffer.self)
                 var bytes = [UInt8](repeating: 0, count: Int(gst_buffer_get_size(buffer)))
-                let copied = bytes.withUnsafeMutableBytes { gst_buffer_extract(buffer, 0, $0.baseAddress, gsize($0.count)) }
+                let copied = bytes.withUnsafeMutableBytes {
+                    gst_buffer_extract(buffer, 0, $0.baseAddress, gsize($0.count))
+                }
                 self = .buffer(Array(bytes.prefix(Int(copied))))
             } else {
                 let text = gst_value_serialize(mutable)

@@ -40,7 +40,8 @@ import Testing
             caps.description
                 == "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, rate=(int)44100, channels=(int)2,"
                 + " channel-mask=(bitmask)0x0000000000000003")
-        let codec = Caps(mediaType: "audio/x-adpcm", fields: [("layout", .string("dvi")), ("codec_data", .buffer([1, 0xAB]))])
+        let codec = Caps(
+            mediaType: "audio/x-adpcm", fields: [("layout", .string("dvi")), ("codec_data", .buffer([1, 0xAB]))])
         #expect(codec.description == "audio/x-adpcm, layout=(string)dvi, codec_data=(buffer)01ab")
     }
 

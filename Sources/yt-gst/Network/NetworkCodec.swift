@@ -1,7 +1,6 @@
 // yt-gst — the audio codecs `stream` can put on the wire.
 import GstPlayer
 
-
 /// The audio codec on the wire.
 enum NetworkCodec: String, Equatable, CaseIterable {
     /// Linear 16-bit PCM, big-endian (RFC 3551).

@@ -1,7 +1,6 @@
 // yt-gst — RTP payload formats on the wire and the payload types both sides know.
 import GstPlayer
 
-
 /// One RTP audio stream's format: codec, clock rate, channels and payload type.
 struct RTPFormat: Equatable {
     var codec: NetworkCodec

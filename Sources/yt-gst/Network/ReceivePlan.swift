@@ -1,7 +1,6 @@
 // yt-gst — what `receive` builds: RTP through rtpbin or SRT, then the decoder and the user's output.
 import GstPlayer
 
-
 /// What `receive` builds.
 enum ReceivePlan {
     /// RTP through rtpbin; `address` is a multicast group to join (nil: every local address); caps from an SDP.

@@ -205,7 +205,8 @@ struct StreamCommand {
             switch payload {
             case .pcm(let caps?): try pipeline.element(named: "format").set("caps", to: caps)
             case .pcm(nil): break
-            case .opus: try pipeline.element(named: "format").set("caps", to: NetworkCodec.opusInput(channels: channels))
+            case .opus:
+                try pipeline.element(named: "format").set("caps", to: NetworkCodec.opusInput(channels: channels))
                 try pipeline.element(named: "enc").set("bitrate", fromString: String((bitrate ?? 64) * 1000))
             }
             try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: nil)

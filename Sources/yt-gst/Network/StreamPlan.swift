@@ -1,7 +1,6 @@
 // yt-gst — what `stream` builds: the transport and the format on the wire, and the launch string for them.
 import GstPlayer
 
-
 /// What `stream` builds: the transport, and the format on the wire.
 enum StreamPlan {
     enum SRTPayload {
