@@ -1,16 +1,20 @@
 // yt-gst — the table of GStreamer caps for the compressed WAV format tags.
+import GstPlayer
 
 /// How GStreamer's RIFF code describes one compressed format tag as caps.
 ///
 /// The caps are the media type with its fixed fields, then the fields computed from the header, then rate and
-/// channels, then `block_align` (each where the rule has them).
+/// channels, then `block_align` (each where the rule has them): riff-media's order, so `info` prints them as
+/// GStreamer would.
 struct CodecCapsRule: Sendable {
     /// The format tags the rule applies to.
     var tags: [UInt16]
-    /// Media type and fixed fields ("audio/x-adpcm, layout=(string)microsoft").
+    /// The media type ("audio/x-adpcm").
     var mediaType: String
-    /// Fields computed from the header (bitrates, versions), each with its leading ", ".
-    var fields: @Sendable (WAVFormat) -> String = { _ in "" }
+    /// Fields that do not depend on the header (`layout=microsoft`, `mpegversion=1`).
+    var fixedFields: [(name: String, value: Structure.Value)] = []
+    /// Fields computed from the header (bitrates, versions).
+    var fields: @Sendable (WAVFormat) -> [(name: String, value: Structure.Value)] = { _ in [] }
     /// Whether rate and channels follow: not for DTS and Siren, whose headers cannot be trusted for them.
     var withRateAndChannels = true
     /// The `block_align` of the block codecs; nil for the others.
@@ -29,41 +33,59 @@ struct CodecCapsRule: Sendable {
 
     private static let storedBlockAlign: @Sendable (WAVFormat) -> Int = { $0.blockAlign }
 
+    /// An integer field's value.
+    private static func int(_ value: Int) -> Structure.Value { .int(Int64(value)) }
+
+    /// The fixed `layout` of an ADPCM variant.
+    private static func layout(_ name: String) -> [(name: String, value: Structure.Value)] {
+        [("layout", .string(name))]
+    }
+
+    /// The fixed `mpegversion` (and `layer`, for MPEG-1) of MPEG audio.
+    private static func mpeg(version: Int, layer: Int? = nil) -> [(name: String, value: Structure.Value)] {
+        [("mpegversion", int(version))] + (layer.map { [("layer", int($0))] } ?? [])
+    }
+
     private static let rules: [CodecCapsRule] = [
-        .init(tags: [0x0002], mediaType: "audio/x-adpcm, layout=(string)microsoft", blockAlign: storedBlockAlign),
+        .init(
+            tags: [0x0002], mediaType: "audio/x-adpcm", fixedFields: layout("microsoft"), blockAlign: storedBlockAlign),
         .init(tags: [0x0006], mediaType: "audio/x-alaw"),
         .init(tags: [0x0007], mediaType: "audio/x-mulaw"),
         .init(
             tags: [0x000A], mediaType: "audio/x-wms",
             fields: {
-                ", bitrate=(int)\($0.averageBytesPerSecond * 8), width=(int)\($0.bitsPerSample),"
-                    + " depth=(int)\($0.bitsPerSample)"
+                [
+                    ("bitrate", int($0.averageBytesPerSecond * 8)), ("width", int($0.bitsPerSample)),
+                    ("depth", int($0.bitsPerSample)),
+                ]
             }, blockAlign: storedBlockAlign),
-        .init(tags: [0x0011], mediaType: "audio/x-adpcm, layout=(string)dvi", blockAlign: storedBlockAlign),
-        .init(tags: [0x0069], mediaType: "audio/x-adpcm, layout=(string)dvi"),
+        .init(tags: [0x0011], mediaType: "audio/x-adpcm", fixedFields: layout("dvi"), blockAlign: storedBlockAlign),
+        .init(tags: [0x0069], mediaType: "audio/x-adpcm", fixedFields: layout("dvi")),
         .init(tags: [0x0022], mediaType: "audio/x-truespeech"),
         .init(tags: [0x0031, 0x0032], mediaType: "audio/ms-gsm"),
         .init(
-            tags: [0x0045], mediaType: "audio/x-adpcm, layout=(string)g726",
-            fields: { g726(of: $0).bitrate > 0 ? ", bitrate=(int)\(g726(of: $0).bitrate)" : "" },
+            tags: [0x0045], mediaType: "audio/x-adpcm", fixedFields: layout("g726"),
+            fields: { g726(of: $0).bitrate > 0 ? [("bitrate", int(g726(of: $0).bitrate))] : [] },
             blockAlign: { g726(of: $0).blockAlign }),
-        .init(tags: [0x0050], mediaType: "audio/mpeg, mpegversion=(int)1, layer=(int)2"),
-        .init(tags: [0x0055], mediaType: "audio/mpeg, mpegversion=(int)1, layer=(int)3"),
+        .init(tags: [0x0050], mediaType: "audio/mpeg", fixedFields: mpeg(version: 1, layer: 2)),
+        .init(tags: [0x0055], mediaType: "audio/mpeg", fixedFields: mpeg(version: 1, layer: 3)),
         .init(tags: [0x0057], mediaType: "audio/AMR"),
         .init(tags: [0x0058], mediaType: "audio/AMR-WB"),
-        .init(tags: [0x0061], mediaType: "audio/x-adpcm, layout=(string)dk4"),
-        .init(tags: [0x0062], mediaType: "audio/x-adpcm, layout=(string)dk3"),
+        .init(tags: [0x0061], mediaType: "audio/x-adpcm", fixedFields: layout("dk4")),
+        .init(tags: [0x0062], mediaType: "audio/x-adpcm", fixedFields: layout("dk3")),
         .init(
             tags: Array(0x0070...0x0079) + [0x0081], mediaType: "audio/x-voxware",
-            fields: { ", voxwaretype=(int)\($0.effectiveTag)" }),
+            fields: { [("voxwaretype", int(Int($0.effectiveTag)))] }),
         .init(tags: [0x0092], mediaType: "audio/x-ac3", onlyAsSubFormat: true),
         .init(tags: [0x2000], mediaType: "audio/x-ac3"),
-        .init(tags: [0x00FF, 0x4143, 0x706D], mediaType: "audio/mpeg, mpegversion=(int)4"),
+        .init(tags: [0x00FF, 0x4143, 0x706D], mediaType: "audio/mpeg", fixedFields: mpeg(version: 4)),
         .init(
             tags: Array(0x0160...0x0163), mediaType: "audio/x-wma",
             fields: {
-                ", wmaversion=(int)\($0.effectiveTag - 0x0160 + 1), bitrate=(int)\($0.averageBytesPerSecond * 8),"
-                    + " depth=(int)\($0.bitsPerSample)"
+                [
+                    ("wmaversion", int(Int($0.effectiveTag) - 0x0160 + 1)),
+                    ("bitrate", int($0.averageBytesPerSecond * 8)), ("depth", int($0.bitsPerSample)),
+                ]
             }, blockAlign: storedBlockAlign),
         .init(tags: [0x0270], mediaType: "audio/x-vnd.sony.atrac3"),
         .init(tags: [0x028E], mediaType: "audio/x-siren", withRateAndChannels: false),

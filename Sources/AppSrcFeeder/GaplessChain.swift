@@ -117,7 +117,7 @@ public final class GaplessChain: Feeder, Sendable {
         var lastEmpty: EmptyFile?
         /// Set by `jump` and taken by the seek it makes: where that seek goes.
         var jump: (position: Int, fileTime: ClockTime?)?
-        var caps: String?
+        var caps: Caps?
         var chunkBytes = 0
     }
 
@@ -335,7 +335,7 @@ public final class GaplessChain: Feeder, Sendable {
         return outcome.0
     }
 
-    private static func isCompressed(_ caps: String) -> Bool { !caps.hasPrefix("audio/x-raw") }
+    private static func isCompressed(_ caps: Caps) -> Bool { caps.mediaType != "audio/x-raw" }
 
     private func endStream(_ appSource: any AppSourceProtocol) {
         state.withLock { $0.starved = nil }

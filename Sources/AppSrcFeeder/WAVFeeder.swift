@@ -82,7 +82,7 @@ public final class WAVFeeder: Feeder, Sendable {
                 throw WAVError(
                     .unsupportedCodec,
                     "unsupported codec: \(file.codecDescription); no installed GStreamer decoder takes"
-                        + " \(file.format.codecMediaType ?? caps)",
+                        + " \(caps.mediaType)",
                     formatTag: file.format.effectiveTag)
             }
         } else if file.format.feedLayout == nil {
@@ -155,7 +155,7 @@ public final class WAVFeeder: Feeder, Sendable {
     }
 
     /// The caps the appsrc gets: raw audio, or the codec's caps.
-    public var caps: String? { file.format.rawCaps ?? file.format.codecCaps }
+    public var caps: Caps? { file.format.rawCaps ?? file.format.codecCaps }
 
     /// Bytes in one full chunk as pushed.
     public var chunkBytes: Int { Int(chunkUnits) * pushedUnitBytes }

@@ -1,4 +1,5 @@
 // yt-gst — GStreamer caps for a WAV's format: raw audio as fed, or the codec's caps for a decoder.
+import GstPlayer
 
 extension WAVFormat {
     /// How this format is pushed, or nil when it needs a decoder (or has no sensible raw form).
@@ -30,17 +31,15 @@ extension WAVFormat {
         }
     }
 
-    /// Caps for the data chunk as it stands, e.g. "audio/x-raw,format=S16LE,layout=interleaved,rate=44100,channels=2".
+    /// Caps for the data chunk as it stands, e.g. `audio/x-raw, format=S16LE, layout=interleaved, rate=44100,
+    /// channels=2, channel-mask=0x3`.
     ///
     /// Channels get GStreamer positions: the file's mask where it describes every channel in an order GStreamer
     /// can take as is, else the usual layout for up to 8 channels, else unpositioned (mask 0).
-    public var rawCaps: String? {
+    public var rawCaps: Caps? {
         guard let format = rawSampleFormat else { return nil }
-        var caps = "audio/x-raw,format=\(format),layout=interleaved,rate=\(sampleRate),channels=\(channels)"
-        if channels > 1 {
-            caps += ",channel-mask=(bitmask)0x" + String(gstChannelMask, radix: 16)
-        }
-        return caps
+        return .rawAudio(
+            format: format, rate: sampleRate, channels: channels, channelMask: channels > 1 ? gstChannelMask : nil)
     }
 
     /// The GStreamer channel mask (bit n = GstAudioChannelPosition n) for this format's channels.
@@ -65,16 +64,17 @@ extension WAVFormat {
     /// them), `block_align` for the block codecs, and the fmt extension's codec bytes as `codec_data`. Unlike it,
     /// an extensible file's compressed sub-format keeps rate and channels, and its `codec_data` is what follows the
     /// 22-byte extension (the codec's own bytes) rather than the extension itself.
-    public var codecCaps: String? {
+    public var codecCaps: Caps? {
         guard encoding == .compressed, let rule = CodecCapsRule.byTag[effectiveTag],
             !rule.onlyAsSubFormat || subFormatTag != nil
         else { return nil }
-        var caps = rule.mediaType + rule.fields(self)
-        if rule.withRateAndChannels { caps += ", rate=(int)\(sampleRate), channels=(int)\(channels)" }
-        if let blockAlign = rule.blockAlign { caps += ", block_align=(int)\(blockAlign(self))" }
-        if !extraData.isEmpty {
-            caps += ", codec_data=(buffer)" + extraData.map { Hex.digits(UInt64($0), count: 2) }.joined()
+        var caps = Caps(mediaType: rule.mediaType, fields: rule.fixedFields + rule.fields(self))
+        if rule.withRateAndChannels {
+            caps["rate"] = .int(Int64(sampleRate))
+            caps["channels"] = .int(Int64(channels))
         }
+        if let blockAlign = rule.blockAlign { caps["block_align"] = .int(Int64(blockAlign(self))) }
+        if !extraData.isEmpty { caps["codec_data"] = .buffer(extraData) }
         return caps
     }
 
@@ -88,10 +88,5 @@ extension WAVFormat {
         case 0x0050, 0x0055: ["mpegaudioparse", "mpg123audiodec"]
         default: nil
         }
-    }
-
-    /// The media type alone ("audio/x-adpcm"), for messages.
-    public var codecMediaType: String? {
-        codecCaps.map { String($0.prefix { $0 != "," }) }
     }
 }

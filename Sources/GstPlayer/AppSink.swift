@@ -17,8 +17,8 @@ public final class AppSink: Element, @unchecked Sendable {
         public var offset: Int64?
         /// Index one past the buffer's last frame, nil when unset.
         public var offsetEnd: Int64?
-        /// The caps of the stream, in text form.
-        public var caps: String?
+        /// The caps of the stream, nil when the sample had none.
+        public var caps: Caps?
     }
 
     /// Waits up to `timeout` for the next buffer; nil at end of stream or on timeout (`isEndOfStream` tells which).
@@ -35,14 +35,10 @@ public final class AppSink: Element, @unchecked Sendable {
         let none = CGst_clock_time_none()
         func time(_ value: GstClockTime) -> ClockTime? { value == none ? nil : ClockTime(nanoseconds: UInt64(value)) }
         func index(_ value: guint64) -> Int64? { value == guint64.max ? nil : Int64(value) }
-        var capsText: String?
-        if let caps = gst_sample_get_caps(sample), let text = gst_caps_to_string(caps) {
-            capsText = String(cString: text)
-            g_free(text)
-        }
         return Sample(
             bytes: bytes, pts: time(CGst_buffer_pts(buffer)), duration: time(CGst_buffer_duration(buffer)),
-            offset: index(CGst_buffer_offset(buffer)), offsetEnd: index(CGst_buffer_offset_end(buffer)), caps: capsText)
+            offset: index(CGst_buffer_offset(buffer)), offsetEnd: index(CGst_buffer_offset_end(buffer)),
+            caps: gst_sample_get_caps(sample).flatMap { Caps($0) })  // transfer none: copied
     }
 
     /// Whether the sink has received end of stream and every sample was pulled.

@@ -28,11 +28,9 @@ public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
     /// The corresponding C functions are `gst_app_src_set_caps`, `gst_app_src_set_stream_type`,
     /// `gst_app_src_set_max_bytes` and `gst_app_src_set_duration`.
     public func configure(
-        caps: String, streamType: StreamType, maxBytes: Int, refillPercent: Int, duration: ClockTime?
+        caps: Caps, streamType: StreamType, maxBytes: Int, refillPercent: Int, duration: ClockTime?
     ) throws(GstError) {
-        guard let parsed = gst_caps_from_string(caps) else {
-            throw GstError(kind: .invalidValue, message: "invalid caps \"\(caps)\"")
-        }
+        let parsed = try caps.makeGstCaps()
         defer { gst_caps_unref(parsed) }
         let src = CGst_app_src(raw)
         gst_app_src_set_caps(src, parsed)
@@ -47,10 +45,8 @@ public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
     /// before the next buffer pushed.
     ///
     /// The corresponding C function is `gst_app_src_set_caps`.
-    public func setCaps(_ caps: String) throws(GstError) {
-        guard let parsed = gst_caps_from_string(caps) else {
-            throw GstError(kind: .invalidValue, message: "invalid caps \"\(caps)\"")
-        }
+    public func setCaps(_ caps: Caps) throws(GstError) {
+        let parsed = try caps.makeGstCaps()
         defer { gst_caps_unref(parsed) }
         gst_app_src_set_caps(CGst_app_src(raw), parsed)
     }

@@ -9,17 +9,17 @@ public protocol AppSourceProtocol: AnyObject, Sendable {
     /// Configures caps, time format, access, queue size and duration before the pipeline leaves NULL.
     ///
     /// - Parameters:
-    ///   - caps: caps in text form, e.g. "audio/x-raw,format=S16LE,rate=44100,channels=2,layout=interleaved".
+    ///   - caps: the stream's format, e.g. `.rawAudio(format: "S16LE", rate: 44100, channels: 2)`.
     ///   - maxBytes: queue limit; when reached, the `enoughData` callback runs.
     ///   - refillPercent: the `needData` callback runs when the queue falls to this percentage of `maxBytes`.
     ///   - duration: the stream's length, so duration queries can answer.
-    /// - Throws: `.invalidValue` when the caps do not parse.
+    /// - Throws: `.invalidValue` when GStreamer does not take the caps (a malformed media type or field name).
     func configure(
-        caps: String, streamType: AppSource.StreamType, maxBytes: Int, refillPercent: Int, duration: ClockTime?
+        caps: Caps, streamType: AppSource.StreamType, maxBytes: Int, refillPercent: Int, duration: ClockTime?
     ) throws(GstError)
 
     /// Changes the caps mid-stream; they take effect in order, before the next buffer pushed.
-    func setCaps(_ caps: String) throws(GstError)
+    func setCaps(_ caps: Caps) throws(GstError)
 
     /// Changes the queue limit.
     func setMaxBytes(_ maxBytes: Int)
@@ -54,7 +54,7 @@ public protocol AppSourceProtocol: AnyObject, Sendable {
 extension AppSourceProtocol {
     /// Configures the appsrc with the default refill point (0%: `needData` runs only when the queue is empty).
     public func configure(
-        caps: String, streamType: AppSource.StreamType, maxBytes: Int, duration: ClockTime?
+        caps: Caps, streamType: AppSource.StreamType, maxBytes: Int, duration: ClockTime?
     )
         throws(GstError)
     {

@@ -3,8 +3,8 @@ internal import CGStreamer
 
 /// Caps by RTP payload type, kept alive by the signal handler that answers rtpbin's request-pt-map.
 private final class PayloadTable: Sendable {
-    let caps: [Int: String]
-    init(_ caps: [Int: String]) { self.caps = caps }
+    let caps: [Int: Caps]
+    init(_ caps: [Int: Caps]) { self.caps = caps }
 }
 
 /// Signature of rtpbin's "request-pt-map" handler.
@@ -17,17 +17,16 @@ private typealias CallerHandler =
     @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
 extension Element {
-    /// Answers an rtpbin's requests for the caps of a payload type from `table` (payload type → caps text,
-    /// e.g. 10 → "application/x-rtp,media=audio,clock-rate=44100,encoding-name=L16,channels=2"). Packets of a
+    /// Answers an rtpbin's requests for the caps of a payload type from `table` (payload type → caps,
+    /// e.g. 10 → `application/x-rtp, media=audio, clock-rate=44100, encoding-name=L16, channels=2`). Packets of a
     /// payload type that is not in the table are dropped by rtpbin.
     ///
     /// The corresponding C function is `g_signal_connect_data` with rtpbin's "request-pt-map".
-    public func answerPayloadTypeRequests(from table: [Int: String]) {
+    public func answerPayloadTypeRequests(from table: [Int: Caps]) {
         let handler: PayloadMapHandler = { _, _, pt, context in
             guard let context else { return nil }
             let table = Unmanaged<PayloadTable>.fromOpaque(context).takeUnretainedValue()
-            guard let text = table.caps[Int(pt)] else { return nil }
-            return gst_caps_from_string(text)  // transfer full: the signal's return value takes it
+            return try? table.caps[Int(pt)]?.makeGstCaps()  // transfer full: the signal's return value takes it
         }
         let context = Unmanaged.passRetained(PayloadTable(table)).toOpaque()
         g_signal_connect_data(

@@ -68,10 +68,30 @@ public class Element: @unchecked Sendable {
     /// - Throws: `.notFound` when there is no such property (`gst_util_set_object_arg` would ignore it silently).
     /// The corresponding C function is `gst_util_set_object_arg`.
     public func set(_ property: String, fromString value: String) throws(GstError) {
+        try requireProperty(property)
+        gst_util_set_object_arg(CGst_gobject(raw), property, value)
+    }
+
+    /// Sets a caps property (a capsfilter's or udpsrc's `caps`) to `caps`.
+    ///
+    /// - Throws: `.notFound` when there is no such property; `.invalidValue` when GStreamer does not take the caps.
+    /// The corresponding C function is `g_object_set_property` with a `GstCaps` value.
+    public func set(_ property: String, to caps: Caps) throws(GstError) {
+        try requireProperty(property)
+        let made = try caps.makeGstCaps()
+        defer { gst_caps_unref(made) }
+        var value = GValue()
+        g_value_init(&value, gst_caps_get_type())
+        defer { g_value_unset(&value) }
+        gst_value_set_caps(&value, made)  // takes its own reference
+        g_object_set_property(CGst_gobject(raw), property, &value)
+    }
+
+    /// Throws `.notFound` unless the element has a property of this name (setting one it lacks would be ignored).
+    private func requireProperty(_ property: String) throws(GstError) {
         guard hasProperty(property) else {
             throw GstError(
                 kind: .notFound, message: "element \"\(name)\" (\(factoryName)) has no property \"\(property)\"")
         }
-        gst_util_set_object_arg(CGst_gobject(raw), property, value)
     }
 }

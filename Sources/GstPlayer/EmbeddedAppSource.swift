@@ -24,8 +24,8 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
 
     /// Something that went downstream, in order.
     public enum Event: Sendable, Equatable {
-        /// Caps set by `configure` or `setCaps`, in text form.
-        case caps(String)
+        /// Caps set by `configure` or `setCaps`.
+        case caps(Caps)
         /// Tags sent by `pushTags` (never empty).
         case tags([Message.Tag])
         /// A buffer pushed with at least one byte.
@@ -134,7 +134,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
     /// Records the caps as an event and keeps the stream type, queue limit and duration (the refill point is ignored:
     /// a test decides when to call `needData()`).
     public func configure(
-        caps: String, streamType: AppSource.StreamType, maxBytes: Int, refillPercent: Int, duration: ClockTime?
+        caps: Caps, streamType: AppSource.StreamType, maxBytes: Int, refillPercent: Int, duration: ClockTime?
     ) throws(GstError) {
         try setCaps(caps)
         state.withLock {
@@ -144,8 +144,8 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         }
     }
 
-    /// Records the caps as an event; it never throws, since nothing here parses caps.
-    public func setCaps(_ caps: String) throws(GstError) {
+    /// Records the caps as an event; it never throws, since nothing here hands caps to GStreamer.
+    public func setCaps(_ caps: Caps) throws(GstError) {
         state.withLock { $0.events.append(.caps(caps)) }
     }
 

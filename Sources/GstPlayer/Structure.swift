@@ -22,7 +22,13 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
         case list([Value])
         /// A nested structure (GstStructure), copied with its fields.
         case structure(Structure)
-        /// A type this wrapper does not model (fractions, caps, buffers, ...), in GStreamer's text form.
+        /// A GstBitmask, e.g. raw audio's `channel-mask` (bit n = `GstAudioChannelPosition` n).
+        case bitmask(UInt64)
+        /// A GstFraction, numerator and denominator (frame rates, pixel aspect ratios).
+        case fraction(Int, Int)
+        /// A GstBuffer's bytes, copied, e.g. a codec's `codec_data`.
+        case buffer([UInt8])
+        /// A type this wrapper does not model (caps, dates, flag sets, ...), in GStreamer's text form.
         case serialized(String)
 
         /// The value as a Double when it is a number.
@@ -98,6 +104,7 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
         case .string(let value): "\"\(value)\""
         case .list(let values): "{ " + values.map(describe).joined(separator: ", ") + " }"
         case .structure(let structure): "[\(structure)]"
+        case .bitmask, .fraction, .buffer: value.text
         case .serialized(let text): text
         }
     }
@@ -124,8 +131,8 @@ extension Structure {
 }
 
 extension Structure.Value {
-    /// Copies a GValue by its type: numbers, booleans and strings as such, lists element by element, nested
-    /// structures recursively, anything else in its serialised form.
+    /// Copies a GValue by its type: numbers, booleans, strings, bitmasks, fractions and buffers as such, lists
+    /// element by element, nested structures recursively, anything else in its serialised form.
     init(_ value: UnsafePointer<GValue>) {
         let type = value.pointee.g_type
         let mutable = UnsafeMutablePointer(mutating: value)
@@ -152,6 +159,18 @@ extension Structure.Value {
                 self = .list((0..<Int(array.n_values)).map { Self(array.values.advanced(by: $0)) })
             } else if type == gst_structure_get_type(), let structure = gst_value_get_structure(value) {
                 self = .structure(Structure(structure))
+            } else if type == gst_bitmask_get_type() {
+                self = .bitmask(UInt64(gst_value_get_bitmask(value)))
+            } else if type == gst_fraction_get_type() {
+                self = .fraction(
+                    Int(gst_value_get_fraction_numerator(value)), Int(gst_value_get_fraction_denominator(value)))
+            } else if type == gst_buffer_get_type(), let boxed = g_value_get_boxed(value) {
+                let buffer = boxed.assumingMemoryBound(to: GstBuffer.self)
+                var bytes = [UInt8](repeating: 0, count: Int(gst_buffer_get_size(buffer)))
+                let copied = bytes.withUnsafeMutableBytes {
+                    gst_buffer_extract(buffer, 0, $0.baseAddress, gsize($0.count))
+                }
+                self = .buffer(Array(bytes.prefix(Int(copied))))
             } else {
                 let text = gst_value_serialize(mutable)
                 defer { g_free(text) }

@@ -104,7 +104,7 @@ struct InfoCommand {
             JSON.object([("id", JSON.string(chunk.id)), ("offset", "\(chunk.offset)"), ("size", "\(chunk.size)")])
         }
         if let codec = Self.codec(wav) {
-            var object: [(String, String)] = [("caps", JSON.string(codec.caps))]
+            var object: [(String, String)] = [("caps", JSON.string(codec.caps?.description ?? ""))]
             object.append(("framesPerBlock", codec.framesPerBlock.map { "\($0)" } ?? "null"))
             object.append(("averageBytesPerSecond", "\(format.averageBytesPerSecond)"))
             object.append(("decoders", "[" + codec.decoders.map(JSON.string).joined(separator: ",") + "]"))
@@ -120,15 +120,14 @@ struct InfoCommand {
     }
 
     /// The codec of a compressed file: its caps, a one-line summary and the decoders installed for it.
-    static func codec(_ wav: WAVFile) -> (caps: String, summary: String, framesPerBlock: Int?, decoders: [String])? {
+    static func codec(_ wav: WAVFile) -> (caps: Caps?, summary: String, framesPerBlock: Int?, decoders: [String])? {
         let format = wav.format
         guard format.needsDecoder else { return nil }
         guard let caps = format.codecCaps else {
-            return ("", "no GStreamer caps for \(wav.codecDescription)", nil, [])
+            return (nil, "no GStreamer caps for \(wav.codecDescription)", nil, [])
         }
-        var summary = caps.split(separator: ",").prefix { !$0.contains("codec_data") }
-            .map { $0.drop { $0 == " " }.replacing("(string)", with: "").replacing("(int)", with: "") }
-            .joined(separator: ", ")
+        let fields = caps.fields.filter { $0.name != "codec_data" }.map { "\($0.name)=\($0.value.text)" }
+        var summary = ([caps.mediaType] + fields).joined(separator: ", ")
         var framesPerBlock: Int?
         switch format.packetization {
         case .blocks(let frames?):

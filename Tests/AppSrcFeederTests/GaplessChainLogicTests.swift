@@ -35,8 +35,8 @@ import Testing
     }
 
     /// The caps events and the byte count of the buffers between them.
-    static func runs(_ events: [EmbeddedAppSource.Event]) -> [(caps: String, bytes: Int)] {
-        var runs: [(caps: String, bytes: Int)] = []
+    static func runs(_ events: [EmbeddedAppSource.Event]) -> [(caps: Caps, bytes: Int)] {
+        var runs: [(caps: Caps, bytes: Int)] = []
         for event in events {
             switch event {
             case .caps(let caps): runs.append((caps, 0))
@@ -57,9 +57,9 @@ import Testing
         #expect(appsrc.runToEnd())
         let runs = Self.runs(appsrc.events)
         #expect(runs.map(\.bytes) == [first.samples.count, second.samples.count, third.samples.count])
-        #expect(runs.map { $0.caps.contains("rate=44100") } == [true, false, false])
-        #expect(runs[1].caps.contains("rate=48000") && runs[1].caps.contains("S24LE"))
-        #expect(runs[2].caps.contains("rate=8000") && runs[2].caps.contains("channels=1"))
+        #expect(runs.map(\.caps.rate) == [44_100, 48_000, 8_000])
+        #expect(runs.map(\.caps.format) == ["S16LE", "S24LE", "S16LE"])
+        #expect(runs.map(\.caps.channels) == [2, 2, 1])
         let everything = appsrc.bytes == first.samples + second.samples + third.samples
         #expect(everything, "the three files' samples, in order, are not what was pushed")
         // Each buffer starts where the previous one ended, across both joins.

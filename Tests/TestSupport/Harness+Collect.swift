@@ -6,7 +6,7 @@ extension Harness {
     public struct Collected: Sendable {
         public var bytes: [UInt8] = []
         public var timestamps: [ClockTime?] = []
-        public var caps: String?
+        public var caps: Caps?
         public var tags: [Message.Tag] = []
     }
 

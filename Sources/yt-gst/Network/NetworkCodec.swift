@@ -1,4 +1,5 @@
 // yt-gst — the audio codecs `stream` can put on the wire.
+import GstPlayer
 
 /// The audio codec on the wire.
 enum NetworkCodec: String, Equatable, CaseIterable {
@@ -16,5 +17,10 @@ enum NetworkCodec: String, Equatable, CaseIterable {
         case .l24: "L24"
         case .opus: "OPUS"
         }
+    }
+
+    /// What the Opus encoder is given: raw audio at 48 kHz (Opus's clock) with `channels`, in any sample format.
+    static func opusInput(channels: Int) -> Caps {
+        Caps(mediaType: "audio/x-raw", fields: [("rate", .int(48_000)), ("channels", .int(Int64(channels)))])
     }
 }

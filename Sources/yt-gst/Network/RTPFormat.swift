@@ -1,4 +1,5 @@
 // yt-gst — RTP payload formats on the wire and the payload types both sides know.
+import GstPlayer
 
 /// One RTP audio stream's format: codec, clock rate, channels and payload type.
 struct RTPFormat: Equatable {
@@ -59,25 +60,30 @@ struct RTPFormat: Equatable {
     var isKnownWithoutSDP: Bool { RTPFormat.knownPayloadTypes.contains(self) }
 
     /// The caps of these RTP packets, as rtpbin and the depayloaders expect them.
-    var rtpCaps: String {
-        var caps =
-            "application/x-rtp,media=(string)audio,clock-rate=(int)\(rate),encoding-name=(string)\(codec.encodingName)"
-        caps += ",payload=(int)\(payloadType)"
+    var rtpCaps: Caps {
+        var caps = Caps(
+            mediaType: "application/x-rtp",
+            fields: [
+                ("media", .string("audio")), ("clock-rate", .int(Int64(rate))),
+                ("encoding-name", .string(codec.encodingName)), ("payload", .int(Int64(payloadType))),
+            ])
         switch codec {
         case .l16, .l24:
-            caps += ",encoding-params=(string)\(channels),channels=(int)\(channels)"
+            caps["encoding-params"] = .string(String(channels))
+            caps["channels"] = .int(Int64(channels))
         case .opus:
-            caps += ",encoding-params=(string)2,sprop-stereo=(string)\(channels == 2 ? 1 : 0)"
+            caps["encoding-params"] = .string("2")
+            caps["sprop-stereo"] = .string(channels == 2 ? "1" : "0")
         }
         return caps
     }
 
-    /// The raw audio the payloader takes ("audio/x-raw,format=S16BE,rate=44100,channels=2").
-    var rawCaps: String {
+    /// The raw audio the payloader takes (`audio/x-raw, format=S16BE, rate=44100, channels=2`).
+    var rawCaps: Caps {
         switch codec {
-        case .l16: "audio/x-raw,format=S16BE,layout=interleaved,rate=\(rate),channels=\(channels)"
-        case .l24: "audio/x-raw,format=S24BE,layout=interleaved,rate=\(rate),channels=\(channels)"
-        case .opus: "audio/x-raw,rate=48000,channels=\(channels)"
+        case .l16: .rawAudio(format: "S16BE", rate: rate, channels: channels)
+        case .l24: .rawAudio(format: "S24BE", rate: rate, channels: channels)
+        case .opus: NetworkCodec.opusInput(channels: channels)
         }
     }
 
@@ -95,7 +101,7 @@ struct RTPFormat: Equatable {
     }
 
     /// The caps for every known payload type, for rtpbin's request-pt-map.
-    static var knownCapsByPayloadType: [Int: String] {
+    static var knownCapsByPayloadType: [Int: Caps] {
         Dictionary(uniqueKeysWithValues: knownPayloadTypes.map { ($0.payloadType, $0.rtpCaps) })
     }
 }

@@ -160,7 +160,7 @@ struct ReceiveCommand {
                 }
             }
             let rtp = try pipeline.element(named: "rtp")
-            try rtp.set("caps", fromString: caps ?? "application/x-rtp,media=(string)audio")
+            try rtp.set("caps", to: caps ?? Caps(mediaType: "application/x-rtp", fields: [("media", .string("audio"))]))
             if let timeout { try rtp.set("timeout", fromString: String(UInt64(timeout * 1e9))) }
             // Render as soon as the jitter buffer lets a packet go: the sink adds no processing deadline of its own.
             for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("processing-deadline") {

@@ -1,9 +1,10 @@
 // yt-gst — what `receive` builds: RTP through rtpbin or SRT, then the decoder and the user's output.
+import GstPlayer
 
 /// What `receive` builds.
 enum ReceivePlan {
     /// RTP through rtpbin; `address` is a multicast group to join (nil: every local address); caps from an SDP.
-    case rtp(address: String?, port: Int, rtcpPort: Int, caps: String?)
+    case rtp(address: String?, port: Int, rtcpPort: Int, caps: Caps?)
     case srt(SRTEndpoint)
 
     var networkSourceName: String {

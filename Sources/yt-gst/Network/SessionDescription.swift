@@ -1,5 +1,6 @@
 // yt-gst — SDP (RFC 4566) for one RTP audio stream: written by `stream --sdp`, read by `receive sdp:FILE`.
 import Glibc
+import GstPlayer
 
 /// The part of a session description that matters to an RTP audio receiver.
 struct SessionDescription: Equatable {
@@ -77,17 +78,20 @@ struct SessionDescription: Equatable {
     var isMulticast: Bool { RTPEndpoint.isMulticastAddress(address) }
 
     /// The RTP caps for rtpbin and the depayloader: encoding name upper-cased, channels and fmtp as fields.
-    var rtpCaps: String {
-        var caps = "application/x-rtp,media=(string)audio,clock-rate=(int)\(clockRate)"
-        caps += ",encoding-name=(string)\(encodingName.uppercased()),payload=(int)\(payloadType)"
+    var rtpCaps: Caps {
+        var caps = Caps(
+            mediaType: "application/x-rtp",
+            fields: [
+                ("media", .string("audio")), ("clock-rate", .int(Int64(clockRate))),
+                ("encoding-name", .string(encodingName.uppercased())), ("payload", .int(Int64(payloadType))),
+            ])
         if let encodingParameters {
-            caps += ",encoding-params=(string)\(encodingParameters)"
-            if encodingName.uppercased() != "OPUS" { caps += ",channels=(int)\(encodingParameters)" }
+            caps["encoding-params"] = .string(String(encodingParameters))
+            if encodingName.uppercased() != "OPUS" { caps["channels"] = .int(Int64(encodingParameters)) }
         }
         for (key, value) in formatParameters
         where key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
-            let safe = value.filter { $0 != "\"" && $0 != "\\" }
-            caps += ",\(key)=(string)\"\(safe)\""
+            caps[key] = .string(value)
         }
         return caps
     }

@@ -158,7 +158,7 @@ struct StreamCommand {
             }
             return .rtp(endpoint, rtp)
         case .srt(let endpoint):
-            return .srt(endpoint, codec == .opus ? .opus : .pcm(format.rawCaps ?? ""))
+            return .srt(endpoint, codec == .opus ? .opus : .pcm(format.rawCaps))
         case .sdp:
             throw .usage
         }
@@ -187,7 +187,7 @@ struct StreamCommand {
         if !dithering { try pipeline.element(named: "convert").set("dithering", fromString: "none") }
         switch plan {
         case .rtp(let endpoint, let format):
-            try pipeline.element(named: "format").set("caps", fromString: format.rawCaps)
+            try pipeline.element(named: "format").set("caps", to: format.rawCaps)
             try pipeline.element(named: "pay").set("pt", fromString: String(format.payloadType))
             if format.codec == .opus {
                 try pipeline.element(named: "enc").set("bitrate", fromString: String((bitrate ?? 64) * 1000))
@@ -203,10 +203,10 @@ struct StreamCommand {
             }
         case .srt(let endpoint, let payload):
             switch payload {
-            case .pcm(let caps): try pipeline.element(named: "format").set("caps", fromString: caps)
+            case .pcm(let caps?): try pipeline.element(named: "format").set("caps", to: caps)
+            case .pcm(nil): break
             case .opus:
-                try pipeline.element(named: "format").set(
-                    "caps", fromString: "audio/x-raw,rate=48000,channels=\(channels)")
+                try pipeline.element(named: "format").set("caps", to: NetworkCodec.opusInput(channels: channels))
                 try pipeline.element(named: "enc").set("bitrate", fromString: String((bitrate ?? 64) * 1000))
             }
             try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: nil)

@@ -1,10 +1,11 @@
 // yt-gst — what `stream` builds: the transport and the format on the wire, and the launch string for them.
+import GstPlayer
 
 /// What `stream` builds: the transport, and the format on the wire.
 enum StreamPlan {
     enum SRTPayload {
-        /// The raw audio as it is in the file (caps).
-        case pcm(String)
+        /// The raw audio as it is in the file; nil for a format with no raw form (which then fails to negotiate).
+        case pcm(Caps?)
         case opus
     }
 
