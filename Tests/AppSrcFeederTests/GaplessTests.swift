@@ -26,7 +26,7 @@ struct ToneSpec: CustomStringConvertible, Sendable {
 
 /// Consecutive samples pulled from the appsink under one caps.
 struct CapsRun {
-    var caps: String
+    var caps: Caps?
     var firstPTS: ClockTime?
     var bytes: [UInt8]
 }
@@ -76,7 +76,7 @@ final class ChainPlayback {
             if let last = runs.last, last.caps == sample.caps {
                 runs[runs.count - 1].bytes += sample.bytes
             } else {
-                runs.append(CapsRun(caps: sample.caps ?? "", firstPTS: sample.pts, bytes: sample.bytes))
+                runs.append(CapsRun(caps: sample.caps, firstPTS: sample.pts, bytes: sample.bytes))
             }
         }
         guard sink.isEndOfStream else { throw HarnessError(description: "no end of stream within 5 s") }
@@ -97,11 +97,10 @@ final class ChainPlayback {
     }
 }
 
-/// Whether appsink caps text describes `wav`'s raw format exactly.
-func caps(_ caps: String, describe wav: SyntheticWAV) -> Bool {
+/// Whether the appsink's caps describe `wav`'s raw format exactly (typed fields, not text).
+func caps(_ caps: Caps?, describe wav: SyntheticWAV) -> Bool {
     let format = wav.bitsPerSample == 8 ? "U8" : "S\(wav.bitsPerSample)LE"
-    return caps.contains("format=(string)\(format),") && caps.contains("rate=(int)\(wav.sampleRate),")
-        && caps.contains("channels=(int)\(wav.channels)")
+    return caps?.format == format && caps?.rate == wav.sampleRate && caps?.channels == wav.channels
 }
 
 @Suite(.serialized) struct GaplessTests {
@@ -143,14 +142,15 @@ func caps(_ caps: String, describe wav: SyntheticWAV) -> Bool {
     func nextAndPreviousAcrossTheJoinLandOnTheRightSample(first: ToneSpec, second: ToneSpec) throws {
         let playback = try ChainPlayback([first.wav, second.wav])
         let opening = try playback.pull()
-        #expect(caps(opening.caps ?? "", describe: playback.files[0]))
+        #expect(caps(opening.caps, describe: playback.files[0]))
         #expect(firstDifference(opening.bytes, playback.data(of: 0).prefix(opening.bytes.count)) == nil)
 
         // n with a time (as a seek past the end of the first file does): the second file, from 0.25 s.
         let quarter = ClockTime(seconds: 0.25)
         try playback.jump(to: 1, fileTime: quarter)
         let landed = try playback.pull()
-        #expect(caps(landed.caps ?? "", describe: playback.files[1]), "\(landed.caps ?? "")")
+        #expect(
+            caps(landed.caps, describe: playback.files[1]), "\(landed.caps.map(String.init(describing:)) ?? "none")")
         #expect(landed.pts == quarter)
         #expect(firstDifference(landed.bytes, playback.data(of: 1, from: quarter).prefix(landed.bytes.count)) == nil)
         #expect(playback.chain.segment(at: quarter)?.position == 1)
@@ -191,12 +191,12 @@ func caps(_ caps: String, describe wav: SyntheticWAV) -> Bool {
         ])
         try playback.jump(to: 1, fileTime: nil)
         let second = try playback.pull()
-        #expect(caps(second.caps ?? "", describe: playback.files[1]))
+        #expect(caps(second.caps, describe: playback.files[1]))
         #expect(firstDifference(second.bytes, playback.data(of: 1).prefix(second.bytes.count)) == nil)
         let half = ClockTime(seconds: 0.5)
         try playback.jump(to: 0, fileTime: half)
         let back = try playback.pull()
-        #expect(caps(back.caps ?? "", describe: playback.files[0]), "\(back.caps ?? "")")
+        #expect(caps(back.caps, describe: playback.files[0]), "\(back.caps.map(String.init(describing:)) ?? "none")")
         #expect(back.pts == half)
         #expect(firstDifference(back.bytes, playback.data(of: 0, from: half).prefix(back.bytes.count)) == nil)
     }
