@@ -81,7 +81,9 @@ private struct SDPLines {
     var rtcpPort: Int? = nil
     var rtpmaps: [Int: String] = [:]
     var fmtps: [Int: String] = [:]
-    /// Whether the lines now read belong to the audio stream (from its m= line on).
+    /// Whether the lines now read are session-level (before the first m= line of any kind).
+    var inSession = true
+    /// Whether the lines now read belong to the first audio stream (from its m= line to the next m= line).
     var inAudio = false
 
     /// Reads one "x=value" line; `number` counts from 1, for the message.
@@ -97,10 +99,10 @@ private struct SDPLines {
             guard value == "0" else { throw SDPError("unsupported SDP version \(value)") }
             sawVersion = true
         case "s":
-            if media == nil { name = value }
+            if inSession { name = value }
         case "c":
             let parsed = try SessionDescription.connection(value)
-            if media == nil { sessionAddress = parsed } else if inAudio { mediaAddress = parsed }
+            if inSession { sessionAddress = parsed } else if inAudio { mediaAddress = parsed }
         case "m":
             try readMedia(value)
         case "a" where inAudio:
@@ -112,7 +114,11 @@ private struct SDPLines {
 
     /// "m=audio 5004 RTP/AVP 10 11": the port and payload types of the first audio stream.
     private mutating func readMedia(_ value: String) throws(SDPError) {
-        if media != nil && inAudio { return }  // only the first audio stream
+        inSession = false
+        if media != nil {  // only the first audio stream: what follows belongs to other streams
+            inAudio = false
+            return
+        }
         let fields = value.split(separator: " ")
         inAudio = fields.first == "audio"
         guard inAudio else { return }
