@@ -90,7 +90,7 @@ import Testing
         let source = try pipeline.appSource(named: "src")
         try source.configure(caps: caps, streamType: .stream, maxBytes: 1 << 16, duration: nil)
         let frameBytes = (caps.format == "S16LE" ? 2 : 4) * (caps.channels ?? 1)
-        let pushed = try source.push(
+        let pushed = source.push(
             capacity: frameBytes * 100, fill: { $0.count },
             timing: { BufferTiming(frames: 0..<Int64($0 / frameBytes), rate: caps.rate ?? 1) })
         #expect(pushed == .ok)
