@@ -270,20 +270,21 @@ public final class WAVFeeder: Feeder, Sendable {
         let unitBytes = pushedUnitBytes
         let offset = file.dataOffset + chunk.lowerBound * Int64(plan.unitBytes)
         do {
-            var delivered = chunk
+            var unitsRead = 0
             let result = try appSource.push(capacity: chunk.count * unitBytes) { (buffer) throws(WAVError) -> Int in
-                let read = try readUnits(at: offset, count: chunk.count, into: buffer)
-                return read * unitBytes
-            } timing: { written in
-                delivered = chunk.lowerBound..<(chunk.lowerBound + Int64(written / unitBytes))
+                unitsRead = try readUnits(at: offset, count: chunk.count, into: buffer)
+                return unitsRead * unitBytes
+            } timing: { _ in
+                let delivered = chunk.lowerBound..<(chunk.lowerBound + Int64(unitsRead))
                 let timing = plan.timing(units: delivered)
                 return BufferTiming(
                     pts: timing.pts.map { _ in streamTime(ofUnit: delivered.lowerBound) },
                     duration: timing.duration.map(ClockTime.init(nanoseconds:)),
                     offset: timing.offset, offsetEnd: timing.offsetEnd)
             }
-            if delivered.count < chunk.count {
-                // The file shrank while playing: what was there has been pushed; end here.
+            if unitsRead < chunk.count {
+                // The file shrank while playing (to nothing, even): what was there has been pushed; end here, rather
+                // than leave an appsrc that got nothing waiting for data forever.
                 progress.withLock { $0.nextUnit = plan.totalUnits }
                 return .fileEnded
             }

@@ -40,6 +40,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         var queuedBytes = 0
         var queue: [Buffer] = []
         var maxBytes = 200_000
+        var refillPercent = 0
         var streamType: AppSource.StreamType = .stream
         var duration: ClockTime?
         var ended = false
@@ -81,10 +82,14 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
 
     // MARK: Driving it
 
-    /// Calls the `needData` callback, as the appsrc does when its queue runs low.
+    /// Calls the `needData` callback, as the appsrc does when its queue has fallen to the refill level
+    /// (`refillPercent` of `maxBytes`; empty when it is 0); does nothing while the queue is fuller, or after the end.
     public func needData() {
-        guard let callbacks = state.withLock({ $0.ended ? nil : $0.callbacks }) else { return }
-        callbacks.needData(self, nil)
+        let callbacks = state.withLock { state -> AppSourceCallbacks? in
+            guard !state.ended, state.queuedBytes <= state.maxBytes * state.refillPercent / 100 else { return nil }
+            return state.callbacks
+        }
+        callbacks?.needData(self, nil)
     }
 
     /// Takes up to `count` queued buffers, as downstream does.
@@ -140,6 +145,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         state.withLock {
             $0.streamType = streamType
             $0.maxBytes = maxBytes
+            $0.refillPercent = max(0, min(refillPercent, 100))
             $0.duration = duration
         }
     }
