@@ -15,10 +15,18 @@ mkdir -p "$out" fuzz/findings
 sources=(Sources/AppSrcFeeder/WAV/*.swift Sources/AppSrcFeeder/PacketPlan.swift Sources/AppSrcFeeder/WAVFormat+Caps.swift
          Sources/AppSrcFeeder/FeedLayout.swift Sources/AppSrcFeeder/ChannelPositions.swift
          Sources/AppSrcFeeder/CodecCapsRule.swift fuzz/ReaderFuzzTarget.swift)
-if [ ! -x "$out/wav-reader-fuzz" ] || [ -n "$(find "${sources[@]}" -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
+# The caps mapping speaks GstPlayer's Caps: GstPlayer comes from the package's release build (not instrumented; the
+# reader and the mapping are), linked with GStreamer as pkg-config gives it.
+gst_modules="gstreamer-1.0 gstreamer-app-1.0 gstreamer-audio-1.0"
+if [ ! -x "$out/wav-reader-fuzz" ] || [ -n "$(find "${sources[@]}" Sources/GstPlayer -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
   echo "building $out/wav-reader-fuzz"
+  swift build -c release --target GstPlayer > "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+  gst_includes=$(pkg-config --cflags-only-I $gst_modules | sed 's/-I/-Xcc -I/g')
+  # shellcheck disable=SC2046,SC2086  # word splitting of the flag lists is intended
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name WAVReaderFuzz "${sources[@]}" \
-    -o "$out/wav-reader-fuzz" 2> "$out/build.log" || { cat "$out/build.log" >&2; exit 1; }
+    -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CGStreamer/module.modulemap $gst_includes \
+    .build/release/GstPlayer.build/*.o $(pkg-config --libs $gst_modules) -lm \
+    -o "$out/wav-reader-fuzz" 2>> "$out/build.log" || { cat "$out/build.log" >&2; exit 1; }
 fi
 [ "$seconds" = 0 ] && exit 0
 # Seeds: the shared corpus (read-only) and the generated seeds; new inputs go to a scratch corpus.
