@@ -32,11 +32,11 @@ public final class GaplessChain: Feeder, Sendable {
         public var chunkMilliseconds: Int?
         /// Chunks the appsrc queues (see `WAVFeeder.buffers`); the queue grows when a file with larger chunks follows.
         public var buffers: Int
-        /// --start / --end, applied to every file.
+        /// The part of every file to play: from `start` to `end` in file time (nil: its start, its end).
         public var start: ClockTime?
         /// Where feeding stops in each file; nil = the file's end.
         public var end: ClockTime?
-        /// --loop-file: after a file ends, it plays again (until a jump moves on).
+        /// After a file ends, it plays again (until a jump moves on), instead of the next.
         public var repeatEachFile: Bool
 
         /// Settings for the chain; the defaults are the feeder's own (default chunking and queue, whole files, no repeat).
@@ -60,7 +60,7 @@ public final class GaplessChain: Feeder, Sendable {
         public var path: String
         /// Stream time of the first unit fed.
         public var streamStart: ClockTime
-        /// The file time of that first unit (the --start point or where a seek landed).
+        /// The file time of that first unit (the window's start, or where a seek landed).
         public var fileStart: ClockTime
         /// The file's whole duration.
         public var duration: ClockTime
@@ -72,7 +72,7 @@ public final class GaplessChain: Feeder, Sendable {
     public enum Ending: Sendable, Equatable {
         /// The play order ran out.
         case endOfList
-        /// A whole pass of the list had nothing to play: every file was empty, cut away by --start/--end, or failed.
+        /// A whole pass of the list had nothing to play: every file was empty, cut away by the window, or failed.
         case nothingToPlay
         /// The file at this position needs a pipeline with another decoder (see `handoff`).
         case handoff(Int)
@@ -82,7 +82,7 @@ public final class GaplessChain: Feeder, Sendable {
     public struct EmptyFile: Sendable, Equatable {
         /// The file's path, to name it in a message.
         public var path: String
-        /// True when the file has audio but --start/--end leave none of it; false when it holds none.
+        /// True when the file has audio but the window leaves none of it; false when it holds none.
         public var cutAway: Bool
     }
 
@@ -196,21 +196,14 @@ public final class GaplessChain: Feeder, Sendable {
         }
     }
 
-    /// Makes the next seek land in file `position` at `fileTime` (nil: the --start point) instead of within the
-    /// current file; the seek's time becomes that file's stream start. Prefer `jump(to:fileTime:seeking:)`, which
-    /// also forgets the request when the seek fails.
-    public func requestJump(to position: Int, fileTime: ClockTime?) {
-        state.withLock { $0.jump = (position, fileTime) }
-    }
-
-    /// Moves to file `position` at `fileTime` (nil: the --start point) with the flushing seek `seek` performs.
+    /// Moves to file `position` at `fileTime` (nil: the window's start) with the flushing seek `seek` performs.
     ///
     /// The request lives only for the duration of `seek`: the appsrc takes it while seeking, and a seek that fails
     /// (or never reaches the appsrc) leaves nothing behind for a later seek to find.
     public func jump<E: Error>(
         to position: Int, fileTime: ClockTime?, seeking seek: () throws(E) -> Void
     ) throws(E) {
-        requestJump(to: position, fileTime: fileTime)
+        state.withLock { $0.jump = (position, fileTime) }
         defer { state.withLock { $0.jump = nil } }
         try seek()
     }
@@ -354,7 +347,7 @@ public final class GaplessChain: Feeder, Sendable {
         return state.generation
     }
 
-    /// Starts opening the file after `opened` (the same one with --loop-file) on a worker thread.
+    /// Starts opening the file after `opened` (the same one when each file repeats) on a worker thread.
     private func openNext(after opened: Opened, generation: Int) {
         let position = settings.repeatEachFile ? opened.segment.position : opened.segment.position + 1
         let streamStart = opened.feeder.endTime
@@ -408,7 +401,7 @@ public final class GaplessChain: Feeder, Sendable {
             } catch {
                 state.withLock { $0.failures.append("\(path): \(error)") }
             }
-            // --loop-file repeats a file only while it plays; one with nothing to play gives way to the next.
+            // A repeated file repeats only while it plays; one with nothing to play gives way to the next.
             position += 1
         }
         let playedBefore = state.withLock { $0.current != nil }

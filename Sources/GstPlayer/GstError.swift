@@ -3,7 +3,7 @@ internal import CGStreamer
 
 /// An error from GStreamer, with the whole GError and where it came from.
 ///
-/// The message is what users see; the debug string is GStreamer's detail, shown with `--verbose`.
+/// The message is what users see; the debug string is GStreamer's detail, for verbose output.
 /// The corresponding C type is `GError`.
 public struct GstError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as callers decide on it (the GError's domain and code only say who reported it).
@@ -88,7 +88,7 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
         return "\(message) (from element \(name))"
     }
 
-    /// The message, the element path and the debug string, for `--verbose`.
+    /// The message, the element path and the debug string, for verbose output.
     public var verboseDescription: String {
         var text = description
         if let elementPath { text += "\n  element: \(elementPath)" }

@@ -86,8 +86,8 @@ final class ChainPlayback {
 
     /// Makes the stream continue with file `position` at `fileTime` (nil: its start), as the player's keys do.
     func jump(to position: Int, fileTime: ClockTime?) throws {
-        chain.requestJump(to: position, fileTime: fileTime)
-        try player.seek(to: fileTime ?? .zero)
+        try chain.jump(to: position, fileTime: fileTime) { () throws(GstError) in try player.seek(to: fileTime ?? .zero)
+        }
     }
 
     /// File `index`'s data bytes from `time` on.
