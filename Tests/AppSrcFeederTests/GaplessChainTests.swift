@@ -117,19 +117,32 @@ import Testing
 
     struct SeekRefused: Error {}
 
-    @Test func aJumpWhoseSeekFailedLeavesNothingBehind() throws {
-        let dir = try Paths.makeScratch("chain")
-        defer { Paths.removeScratch(dir) }
-        let (paths, waves) = try Self.writeFiles(in: dir, frames: 44_100 * 2)
+    /// Three 2 s files playing through one chain into an appsink that holds two buffers, so the stream waits for the
+    /// test and a seek lands mid-file; the first buffer has been pulled.
+    struct Playing {
+        let chain: GaplessChain
+        let player: Player
+        let sink: AppSink
+        let waves: [SyntheticWAV]
+    }
+
+    static func playing(in dir: URL) throws -> Playing {
+        let (paths, waves) = try writeFiles(in: dir, frames: 44_100 * 2)
         let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 100))
         #expect(chain.prepare(at: 0))
-        // The appsink holds two buffers, so the stream waits for the test and a seek lands mid-file.
         let player = Player(launch: "appsrc name=src ! appsink name=sink sync=false max-buffers=2")
-        defer { player.stop() }
         try player.play(chain)
         let sink = try #require(player.pipeline).appSink(named: "sink")
         #expect(sink.pull(timeout: .seconds(5)) != nil)
+        return Playing(chain: chain, player: player, sink: sink, waves: waves)
+    }
 
+    @Test func aJumpWhoseSeekFailedLeavesNothingBehind() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let playing = try Self.playing(in: dir)
+        defer { playing.player.stop() }
+        let (chain, player, sink, waves) = (playing.chain, playing.player, playing.sink, playing.waves)
         #expect(throws: SeekRefused.self) {
             try chain.jump(to: 2, fileTime: nil) { () throws(SeekRefused) in throw SeekRefused() }
         }
@@ -147,14 +160,9 @@ import Testing
     @Test func aJumpLandsOnTheFileAskedFor() throws {
         let dir = try Paths.makeScratch("chain")
         defer { Paths.removeScratch(dir) }
-        let (paths, waves) = try Self.writeFiles(in: dir, frames: 44_100 * 2)
-        let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 100))
-        #expect(chain.prepare(at: 0))
-        let player = Player(launch: "appsrc name=src ! appsink name=sink sync=false max-buffers=2")
-        defer { player.stop() }
-        try player.play(chain)
-        let sink = try #require(player.pipeline).appSink(named: "sink")
-        #expect(sink.pull(timeout: .seconds(5)) != nil)
+        let playing = try Self.playing(in: dir)
+        defer { playing.player.stop() }
+        let (chain, player, sink, waves) = (playing.chain, playing.player, playing.sink, playing.waves)
         try chain.jump(to: 2, fileTime: ClockTime(seconds: 0.5)) { () throws(GstError) in try player.seek(to: .zero) }
         let after = try #require(sink.pull(timeout: .seconds(5)))
         let start = 22_050 * waves[2].blockAlign
