@@ -41,11 +41,9 @@ import Testing
         }
     }
 
-    @Test func theNextFileIsOpenedOffTheStreamingThread() throws {
-        let dir = try Paths.makeScratch("chain")
-        defer { Paths.removeScratch(dir) }
-        let (paths, waves) = try Self.writeFiles(in: dir)
-        let opener = RecordingOpener()
+    /// Plays the three files through a chain that opens them with `opener`, to the end; checks every sample arrived.
+    static func playThrough(opener: RecordingOpener, in dir: URL) throws -> (GaplessChain, Harness.Collected) {
+        let (paths, waves) = try writeFiles(in: dir)
         let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 20)) {
             try opener.open($0, $1, $2)
         }
@@ -53,6 +51,14 @@ import Testing
         let collected = try Harness.collect(chain, launch: "appsrc name=src ! appsink name=sink sync=false")
         let complete = collected.bytes == waves.flatMap(\.samples)
         #expect(complete, "not every sample of the three files arrived in order")
+        return (chain, collected)
+    }
+
+    @Test func theNextFileIsOpenedOffTheStreamingThread() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let opener = RecordingOpener()
+        _ = try Self.playThrough(opener: opener, in: dir)
         let threads = opener.threads.withLock { $0 }
         // The first on the test's thread, then one opening per following file (the last finds the list's end).
         #expect(threads.count == 3)
@@ -62,16 +68,8 @@ import Testing
     @Test func aSlowDiskAtAJoinDelaysButLosesNothing() throws {
         let dir = try Paths.makeScratch("chain")
         defer { Paths.removeScratch(dir) }
-        let (paths, waves) = try Self.writeFiles(in: dir)
         // The first file is fed long before the second opens: the stream runs dry, and the worker feeds it on.
-        let opener = RecordingOpener(delay: .milliseconds(300))
-        let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 20)) {
-            try opener.open($0, $1, $2)
-        }
-        #expect(chain.prepare(at: 0))
-        let collected = try Harness.collect(chain, launch: "appsrc name=src ! appsink name=sink sync=false")
-        let complete = collected.bytes == waves.flatMap(\.samples)
-        #expect(complete, "not every sample of the three files arrived in order")
+        let (chain, collected) = try Self.playThrough(opener: RecordingOpener(delay: .milliseconds(300)), in: dir)
         // Timestamps continue across the joins: 20 ms chunks, each starting where the one before ended.
         let expected = (0..<collected.timestamps.count).map { ClockTime(frames: Int64($0 * 882), rate: 44_100) }
         #expect(collected.timestamps == expected.map { Optional($0) })
