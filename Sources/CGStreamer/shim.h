@@ -89,6 +89,10 @@ static inline GstBuffer *CGst_probe_writable_buffer(GstPadProbeInfo *info) {
     return buffer;
 }
 static inline void CGst_buffer_set_pts(GstBuffer *buffer, GstClockTime pts) { GST_BUFFER_PTS(buffer) = pts; }
+/// multiudpsink's "add" action signal (g_signal_emit_by_name is variadic).
+static inline void CGst_multiudpsink_add(GstElement *sink, const gchar *host, gint port) {
+    g_signal_emit_by_name(sink, "add", host, port);
+}
 /// The sender's address of a buffer received from the network ("10.0.0.1"), transfer full, or NULL.
 static inline gchar *CGst_buffer_source_address(GstBuffer *buffer) {
     GstNetAddressMeta *meta = gst_buffer_get_net_address_meta(buffer);

@@ -220,11 +220,9 @@ struct StreamCommand {
             if format.codec == .opus {
                 try pipeline.element(named: "enc").set("bitrate", fromString: String((bitrate ?? 64) * 1000))
             }
-            // multiudpsink reads "HOST:PORT,..." splitting at the last colon, so IPv6 addresses go unbracketed.
             for (name, port) in [("rtp", \RTPEndpoint.port), ("rtcp", \RTPEndpoint.rtcpPort)] {
                 let sink = try pipeline.element(named: name)
-                let clients = endpoints.map { "\($0.host ?? ""):\($0[keyPath: port])" }
-                try sink.set("clients", fromString: clients.joined(separator: ","))
+                for endpoint in endpoints { sink.addDestination(host: endpoint.host ?? "", port: endpoint[keyPath: port]) }
                 if endpoints.contains(where: \.isMulticast) {
                     try sink.set("ttl-mc", fromString: String(ttl ?? 1))
                     if let interface { try sink.set("multicast-iface", fromString: interface) }

@@ -7,6 +7,7 @@ struct FirstPacket {
     var payloadType: Int
 
     /// Listens where the receiver will (`port`, joining `group` on `interface` if given) until a packet arrives.
+    /// The RTCP port (`port` + 1) is bound too, as the receiver's will be: from now on both are taken.
     ///
     /// - Throws: the exit code, once the problem has been said: --timeout passed (`timeout`), a signal, or a
     ///   socket that cannot be opened.
@@ -15,12 +16,16 @@ struct FirstPacket {
     ) throws(ExitCode) -> FirstPacket {
         let pipeline: Pipeline
         do {
-            pipeline = try Pipeline(launch: "udpsrc name=rtp ! appsink name=first sync=false max-buffers=1 drop=true")
-            let udp = try pipeline.element(named: "rtp")
-            try udp.set("port", fromString: String(port))
-            if let group {
-                try udp.set("address", fromString: group)
-                if let interface { try udp.set("multicast-iface", fromString: interface) }
+            pipeline = try Pipeline(
+                launch: "udpsrc name=rtp ! appsink name=first sync=false max-buffers=1 drop=true "
+                    + "udpsrc name=rtcp ! fakesink sync=false async=false")
+            for (name, port) in [("rtp", port), ("rtcp", port + 1)] {
+                let udp = try pipeline.element(named: name)
+                try udp.set("port", fromString: String(port))
+                if let group {
+                    try udp.set("address", fromString: group)
+                    if let interface { try udp.set("multicast-iface", fromString: interface) }
+                }
             }
             try pipeline.setState(.playing)
         } catch {

@@ -13,10 +13,11 @@ enum MediaClock {
     /// The UDP port the sender publishes its clock on, for a stream on `rtpPort`.
     static func clockPort(rtpPort: Int) -> Int { rtpPort + 2 }
 
-    /// The RTP timestamp of clock time `time` at `rate`: the payloader's timestamp offset for a stream whose running
-    /// time 0 is `time` (its base time).
+    /// The RTP timestamp of clock time `time` at `rate`, to the nearest unit: the payloader's timestamp offset for a
+    /// stream whose running time 0 is `time` (its base time).
     static func rtpTimestamp(at time: ClockTime, rate: Int) -> UInt32 {
-        UInt32(truncatingIfNeeded: time.frames(rate: rate))
+        let halfUnit = UInt64(500_000_000 / rate)
+        return UInt32(truncatingIfNeeded: ClockTime(nanoseconds: time.nanoseconds + halfUnit).frames(rate: rate))
     }
 
     /// The clock time of the sample that carries RTP timestamp `timestamp`, the one of the 2³² possible that is
