@@ -20,6 +20,7 @@ import argparse
 import atexit
 import functools
 import hashlib
+import json
 import math
 import os
 import platform
@@ -359,7 +360,22 @@ def main():
     p.add_argument("--latency", default="", help="the figure from scripts/measure-latency.sh, or why there is none")
     p.add_argument("--only", default="feed,start-up,real-time,tail",
                    help="comma-separated groups to run: feed (speed, RSS, growth), start-up, real-time, tail")
+    p.add_argument("--multiroom", action="store_true",
+                   help="only the multi-room rows: yt-gst and Snapcast in scripts/multiroom-lab.py (see multiroom())")
+    p.add_argument("--multiroom-scenarios", default=",".join(MULTIROOM_SCENARIOS),
+                   help="comma-separated: " + ", ".join(MULTIROOM_SCENARIOS))
+    p.add_argument("--multiroom-peers", default="yt-gst,snapcast,snapcast-tuned",
+                   help="comma-separated: yt-gst, snapcast (default 1000 ms buffer), snapcast-tuned (100 ms)")
+    p.add_argument("--multiroom-seconds", type=float, default=60, help="length of each run (the long one: 200 s)")
+    p.add_argument("--yt-sender", default=YT_SENDER, help="yt-gst's sender command in the lab ({binary} and "
+                   "multiroom-lab.py's placeholders)")
+    p.add_argument("--yt-receiver", default=YT_RECEIVER, help="yt-gst's receiver command; {extra} takes "
+                   "--yt-delay in the delay scenario")
+    p.add_argument("--yt-delay", default="", help="yt-gst receiver option that delays it by 10 ms (e.g. "
+                   "'--delay-ms 10'); without it yt-gst's delay row is not run")
     a = p.parse_args()
+    if a.multiroom:
+        return multiroom(a)
     only = set(a.only.split(","))
 
     yt = a.binary
@@ -504,6 +520,111 @@ def main():
     else:
         print("every run's output checked; every judged row PASS")
     return 0 if a.quick or not failed else 2
+
+
+# MARK: multi-room
+
+YT_SENDER = "{binary} stream {noise} --to rtp://{group}:{port} --iface eth0 -q"
+YT_RECEIVER = "{binary} receive rtp://@{group}:{port} --iface eth0 --sink 'pulsesink device={sink}' -q {extra}"
+# Snapcast 0.26 (Debian): the server reads a pipe the lab's noise is copied into; clients play to PulseAudio (the lab
+# sets PULSE_SINK to each one's remap sink). Default: 1000 ms buffer; tuned: 100 ms and a 20 ms PulseAudio buffer
+# (with only buffer=100 its clients underrun and most of the audio is silence).
+SNAP_SERVER = ("snapserver -c /dev/null --server.datadir={work} --http.enabled=false --tcp.enabled=false "
+               "--stream.source='pipe://{work}/snapfifo?name=x&sampleformat=48000:16:2' --stream.buffer=%d "
+               "--logging.sink=stderr")
+SNAP_FEED = "tail -c +45 {noise} > {work}/snapfifo"  # the WAV's samples (its 44-byte header skipped)
+SNAP_CLIENT = "snapclient -h {sender} --player pulse%s --hostID room{index} --logsink stderr {extra}"
+# name: (lab options, what it shows); "R" is receiver 2 (the right channel), every fault is on it.
+MULTIROOM_SCENARIOS = {
+    "normal": ([], "both receivers normal"),
+    "fast": (["--fast", "2:200"], "receiver 2's clocks 200 ppm fast (faketime)"),
+    "jitter-loss": (["--jitter", "2:5", "--loss", "2:1"], "0–5 ms jitter + 1 % loss on receiver 2's path"),
+    "late-join": (["--join", "2:20"], "receiver 2 joins 20 s late"),
+    "long": ([], "200 s run"),
+    "delay": ([], "receiver 2 delayed 10 ms by its own option"),
+}
+
+
+def multiroom_run(peer, scenario, a):
+    """One lab run of `peer` in `scenario`: multiroom-lab.py's report (or {"error": ...})."""
+    options, _ = MULTIROOM_SCENARIOS[scenario]
+    seconds = 200 if scenario == "long" else a.multiroom_seconds
+    if scenario == "late-join":
+        seconds += 20
+    delay = scenario == "delay"
+    lab = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "multiroom-lab.py"),
+           "--seconds", str(seconds), "--max-lag-ms", "100"] + options
+    if delay:
+        lab += ["--expect-us", "10000"]
+    if peer == "yt-gst":
+        if delay and not a.yt_delay:
+            return {"error": "no --yt-delay given"}
+        sender = a.yt_sender.replace("{binary}", a.binary)
+        receiver = a.yt_receiver.replace("{binary}", a.binary)
+        lab += ["--sender", sender, "--receiver", receiver.replace("{extra}", ""),
+                "--receiver", receiver.replace("{extra}", a.yt_delay if delay else "")]
+    else:
+        tuned = peer == "snapcast-tuned"
+        client = SNAP_CLIENT % (":buffer_time=20" if tuned else "")
+        # snapclient's --latency is the device's own latency: the client plays that much earlier, so receiver 1
+        # (left) told 10 ms puts receiver 2 10 ms behind it.
+        lab += ["--pre", SNAP_SERVER % (100 if tuned else 1000), "--sender", SNAP_FEED, "--ready-s", "2",
+                "--receiver", client.replace("{extra}", "--latency 10" if delay else ""),
+                "--receiver", client.replace("{extra}", ""), "--jitter-proto", "tcp", "--tcp-port", "1704"]
+    r = subprocess.run(lab, capture_output=True, text=True, timeout=seconds + 120)
+    if r.returncode != 0:
+        return {"error": f"multiroom-lab.py exited {r.returncode}: {r.stderr.strip()[-300:]}"}
+    return json.loads(r.stdout)
+
+
+def multiroom_cells(report, scenario):
+    """p99 / max |skew − expected|, median, drift, max − min, latency, longest dropout, settle (late join)."""
+    if "error" in report:
+        return ["-"] * 7 + [report["error"]]
+
+    def f(v, fmt="{:.0f}"):
+        return "-" if v is None else fmt.format(v)
+
+    stats = report
+    if scenario == "late-join" and report.get("after_settle"):
+        stats = report["after_settle"]  # the figures after it settled, as the goal is stated
+    latency = [v for v in (report.get("latency_ms") or {}).values() if v is not None]
+    settle = report.get("settle_s")
+    note = f"settled in {settle:.2f} s" if scenario == "late-join" and settle is not None else (
+        "never settled within 50 µs" if scenario == "late-join" else "")
+    if report["windows"] == 0:
+        note = "no window where both played"
+    return [f"{f(stats['p99_abs_us'])} / {f(stats['max_abs_us'])} µs", f"{f(stats['median_us'])} µs",
+            f"{f(stats['drift_us_per_s'], '{:+.1f}')} µs/s", f"{f(stats['range_us'])} µs",
+            f"{max(latency):.0f} ms" if latency else "-", f"{report['longest_gap_ms']['max']:.1f} ms",
+            f"{report['windows']}", note]
+
+
+def multiroom(a):
+    """The multi-room rows: each scenario of the issue's table for each peer, measured in the same lab
+    (scripts/multiroom-lab.py: two receivers in namespaces into the left and right of one PulseAudio null sink,
+    skew from cross-correlating them). Goals for yt-gst: p99 ≤ 50 µs, max ≤ 100 µs, sending → sound ≤ 100 ms, no
+    dropout; late join settled within 2 s; the long run's max − min ≤ 50 µs; the delay 10 ms ± 50 µs."""
+    scenarios = [s for s in a.multiroom_scenarios.split(",") if s]
+    peers = [x for x in a.multiroom_peers.split(",") if x]
+    for s in scenarios:
+        if s not in MULTIROOM_SCENARIOS:
+            print(f"bench: unknown scenario {s}", file=sys.stderr)
+            return 1
+    subprocess.run(["gst-inspect-1.0", "coreelements"], stdout=subprocess.DEVNULL, check=True)
+    print(f"multi-room: {machine()}")
+    print("skew = receiver 2 − receiver 1; p99 / max of |skew − expected| (expected 10 000 µs in the delay row); "
+          "latency = start of sending → first sound (the later receiver)")
+    header = ("scenario", "peer", "p99 / max skew", "median", "drift", "max − min", "latency", "longest dropout",
+              "windows", "note")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join(["---"] * 2 + ["---:"] * 7 + ["---"]) + "|", flush=True)
+    for scenario in scenarios:
+        for peer in peers:
+            report = multiroom_run(peer, scenario, a)
+            print("| " + " | ".join([MULTIROOM_SCENARIOS[scenario][1], peer] + multiroom_cells(report, scenario))
+                  + " |", flush=True)
+    return 0
 
 
 def machine():

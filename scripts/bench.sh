@@ -11,6 +11,10 @@
 #   --quick       small files (10 s, 1 s, 0.1 s), 1 round, no warm-up, no latency: proves the benchmark works
 #                 (make test); fails only when a run fails or its output check fails, whatever the ratios.
 #   --only GROUPS comma-separated: feed, start-up, real-time, tail (no latency)
+#   --multiroom   only the multi-room rows instead (needs root; ~45 minutes): yt-gst and Snapcast in
+#                 scripts/multiroom-lab.py, each scenario of issue 12's table; options passed on to bench.py:
+#                 --multiroom-scenarios LIST, --multiroom-peers LIST, --multiroom-seconds S, --yt-sender CMD,
+#                 --yt-receiver CMD, --yt-delay OPTION (see scripts/bench.py --help)
 #   YT_GST_SCRATCH=DIR   build directory (default .build); YT_GST_BENCH_DIR=DIR  where the files are kept
 #                        (default /tmp/yt-gst-bench; the 1-hour file is 660 MB and is reused).
 # Exit: 0 every run checked and every judged row PASS (quick mode: every run checked), 2 some row FAIL or a run
@@ -18,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
-binary="" pairs=5 quick="" latency=1 only=feed,start-up,real-time,tail
+binary="" pairs=5 quick="" latency=1 only=feed,start-up,real-time,tail multiroom=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --binary) binary=$2; shift 2 ;;
@@ -26,7 +30,10 @@ while [ $# -gt 0 ]; do
     --quick) quick=--quick; latency=""; shift ;;
     --no-latency) latency=""; shift ;;
     --only) only=$2; latency=""; shift 2 ;;
-    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS]" >&2
+    --multiroom) multiroom+=(--multiroom); latency=""; shift ;;
+    --multiroom-*|--yt-*) multiroom+=("$1" "$2"); shift 2 ;;
+    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS]" \
+         "[--multiroom [--multiroom-scenarios LIST] [--multiroom-peers LIST] [--yt-delay OPTION] ...]" >&2
        exit 64 ;;
   esac
 done
@@ -58,4 +65,4 @@ if [ -n "$latency" ]; then
   fi
 fi
 scripts/with-pulseaudio.sh python3 scripts/bench.py --binary "$binary" --dir "$dir" --pairs "$pairs" --only "$only" $quick \
-  --latency "$figure"
+  --latency "$figure" "${multiroom[@]}"

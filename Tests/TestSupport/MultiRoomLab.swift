@@ -1,0 +1,122 @@
+// yt-gst — the multi-room lab for tests: one sender and two receivers in network namespaces, each receiver playing
+// into one channel of a private PulseAudio null sink, the skew between them measured from a recording.
+//
+// The lab itself is scripts/multiroom-lab.py (the benchmark runs the same script, so the test and the bench
+// measure alike); this runs it and decodes its report. Commands are shell strings with placeholders, see the
+// script's header: {group} {port} {sender} {sink} {index} {noise} {seconds} {work}.
+import Foundation
+
+/// What to run in the lab, and the faults to put on the receivers (keys are receiver numbers, 1-based).
+public struct MultiRoomRun: Sendable {
+    /// Started in the sender's namespace after the receivers (the last one's start is "sending" for latency).
+    public var senders: [String]
+    /// One command per receiver: receiver 1 plays into the left channel (`toL`), receiver 2 into the right (`toR`).
+    public var receivers: [String]
+    /// Started in the sender's namespace before the receivers (a server).
+    public var before: [String] = []
+    /// How long to record from the start of sending.
+    public var seconds: Double = 10
+    /// The lag receiver 2 should have behind receiver 1 (a delay), and the bound for `settleSeconds`.
+    public var expectMicroseconds: Double = 0
+    public var boundMicroseconds: Double = 50
+    /// Receiver → parts per million its clocks run fast (libfaketime).
+    public var fast: [Int: Double] = [:]
+    /// Receiver → percent of incoming packets dropped (nftables).
+    public var loss: [Int: Double] = [:]
+    /// Receiver → the largest delay in ms added to each packet on its path (0 to that, in order).
+    public var jitter: [Int: Double] = [:]
+    /// Receiver → seconds after the start of sending at which it is started.
+    public var join: [Int: Double] = [:]
+
+    public init(senders: [String], receivers: [String]) {
+        self.senders = senders
+        self.receivers = receivers
+    }
+
+    var arguments: [String] {
+        func pairs(_ flag: String, _ values: [Int: Double]) -> [String] {
+            values.sorted { $0.key < $1.key }.flatMap { [flag, "\($0.key):\($0.value)"] }
+        }
+        return senders.flatMap { ["--sender", $0] } + before.flatMap { ["--pre", $0] }
+            + receivers.flatMap { ["--receiver", $0] }
+            + ["--seconds", "\(seconds)", "--expect-us", "\(expectMicroseconds)", "--bound-us", "\(boundMicroseconds)"]
+            + pairs("--fast", fast) + pairs("--loss", loss) + pairs("--jitter", jitter) + pairs("--join", join)
+    }
+}
+
+/// scripts/skew.py's report of one run (see `analyse` there): lags are receiver 2 minus receiver 1, in µs.
+public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
+    public struct PerChannel: Decodable, Sendable {
+        public var left: Double?
+        public var right: Double?
+    }
+    public struct Gaps: Decodable, Sendable {
+        public var left: Double
+        public var right: Double
+        public var max: Double
+    }
+    public struct Process: Decodable, Sendable {
+        public var command: String
+        public var status: Int?
+        public var logTail: String
+    }
+    public struct Lab: Decodable, Sendable {
+        public var secondsRecorded: Double
+        public var processes: [String: Process]
+    }
+
+    /// Windows of 0.5 s in which both receivers sounded and correlated.
+    public var windows: Int
+    public var medianUs: Double?
+    public var p99AbsUs: Double?
+    public var maxAbsUs: Double?
+    public var driftUsPerS: Double?
+    public var rangeUs: Double?
+    /// Sending → first sound of each receiver.
+    public var latencyMs: PerChannel?
+    /// The longest run of digital silence inside each receiver's sound.
+    public var longestGapMs: Gaps
+    /// From a late receiver's start until every later window is within the bound (nil: never).
+    public var settleS: Double?
+    public var lab: Lab
+
+    /// The figures and, for a run that went wrong, what each process said last.
+    public var description: String {
+        func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "-" }
+        let logs = lab.processes.sorted { $0.key < $1.key }.map {
+            "\($0.key) [\($0.value.status ?? -1)]: \($0.value.logTail)"
+        }
+        return "windows \(windows), median \(f(medianUs)) µs, p99 \(f(p99AbsUs)) µs, max \(f(maxAbsUs)) µs, "
+            + "drift \(f(driftUsPerS)) µs/s, latency \(f(latencyMs?.left))/\(f(latencyMs?.right)) ms, "
+            + "longest gap \(f(longestGapMs.max)) ms\n" + logs.joined(separator: "\n")
+    }
+}
+
+public enum MultiRoomLab {
+    static let python = "/usr/bin/python3"
+    public static let script = Paths.packageRoot.appendingPathComponent("scripts/multiroom-lab.py").path
+
+    /// Whether the lab can run here: network namespaces (root, iproute2), PulseAudio and parec, Python with numpy.
+    public static var available: Bool {
+        guard NetworkLab.available,
+            ["/usr/bin/pulseaudio", "/usr/bin/parec", python].allSatisfy(FileManager.default.isExecutableFile)
+        else { return false }
+        return (try? Run.run(python, ["-c", "import numpy"], timeout: 30).status) == 0
+    }
+
+    /// Runs the lab and returns its report; throws with the script's stderr when it fails.
+    public static func run(_ run: MultiRoomRun) throws -> SkewReport {
+        let lastJoin = run.join.values.max() ?? 0
+        let result = try Run.run(python, [script] + run.arguments, timeout: run.seconds + lastJoin + 90)
+        guard result.status == 0, let data = result.stdout.data(using: .utf8) else {
+            throw NetworkLabError(description: "multiroom-lab.py: \(result.termination): \(result.stderr)")
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        do {
+            return try decoder.decode(SkewReport.self, from: data)
+        } catch {
+            throw NetworkLabError(description: "multiroom-lab.py's report: \(error): \(result.stdout.prefix(2000))")
+        }
+    }
+}

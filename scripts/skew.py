@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+# yt-gst — skew between two receivers recorded as the left and right channel of one stereo recording.
+#
+# The multi-room lab (scripts/multiroom-lab.py) plays receiver 1 into the left channel of a PulseAudio null sink and
+# receiver 2 into the right one, both playing the same white noise, and records the sink's monitor with parec. This
+# reads that raw recording (48 kHz stereo, s16le or f32le) and, in windows of 0.5 s, cross-correlates left against
+# right: the correlation is computed through an FFT, the integer peak refined to a fraction of a sample by evaluating
+# the band-limited correlation (its spectrum) on a fine grid around the peak and fitting a parabola there (a parabola
+# on the raw samples of a white-noise correlation, which is a sinc, errs by up to ~0.1 sample = 2.5 µs). Windows in
+# which either channel has a silent stretch are skipped (a receiver not playing yet, or a dropout).
+#
+# Prints one JSON object (see `analyse`). Sign: a positive lag means the right channel (receiver 2) is later.
+# Instants on CLOCK_MONOTONIC (nanoseconds, as the lab records them) turn recording positions into latencies:
+# `--t0-ns` is the monotonic time of the recording's first sample, `--send-ns` the start of sending, `--join-ns` the
+# instant from which to measure how long the lag takes to settle within `--bound-us` of `--expect-us`.
+#
+# Usage: scripts/skew.py RECORDING [--format s16le|f32le] [--expect-us E] [--bound-us B] [--t0-ns N --send-ns N]
+#                                  [--join-ns N] [--max-lag-ms M] [--lags]
+#        scripts/skew.py --self-test      (synthetic known delays; exit 1 if any error exceeds 3 µs)
+import argparse
+import json
+import sys
+
+import numpy as np
+
+RATE = 48_000
+WINDOW_S = 0.5
+BLOCK_S = 0.005  # a window counts as sounding only if every 5 ms block of both channels does
+SILENCE_RMS = 10 ** (-50 / 20)  # -50 dBFS: white noise at any usable level is far above it
+MIN_CORRELATION = 0.5  # a window whose normalised peak is lower compares different audio (a jump, a glitch)
+GAP_MIN_SAMPLES = 12  # 0.25 ms of exact zeros: white noise never holds 12 zero samples in a row (p < 1e-40)
+REFINE_STEPS = 8  # grid points per sample when refining the peak (then a parabola through the top three)
+SUB_S = 0.05  # sub-windows whose lags make a window's (see window_lag)
+SUB_SPAN = 24  # samples searched either side of the whole window's lag in each sub-window (0.5 ms)
+
+
+def read(path, fmt):
+    """The recording as a (frames, 2) float array in [-1, 1]."""
+    if fmt == "s16le":
+        raw = np.fromfile(path, dtype="<i2")
+        data = raw.astype(np.float64) / 32768.0
+    else:
+        data = np.fromfile(path, dtype="<f4").astype(np.float64)
+    frames = len(data) // 2
+    return data[: frames * 2].reshape(frames, 2)
+
+
+def band_limited(spectrum, n, taus):
+    """The real signal whose rfft of length `n` is `spectrum`, evaluated at fractional positions `taus`."""
+    f = np.arange(len(spectrum))
+    weights = np.full(len(spectrum), 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    phase = np.exp(2j * np.pi * np.outer(taus, f) / n)
+    return (phase @ (weights * spectrum)).real / n
+
+
+def correlate(left, right, start, size, centre, span):
+    """Lag in samples (fractional) of `right` against `left` over `left[start:start+size]`, searched within
+    `centre` ± `span` samples, and the normalised correlation at the integer peak.
+
+    Linear correlation c[k] = sum_n left[start+n] * right[start+n+k], computed with one FFT of a zero-padded length
+    so that nothing wraps round; the peak is then refined on the band-limited correlation (see the header).
+    """
+    segment = right[start + centre - span : start + size + centre + span]
+    n = 1 << int(np.ceil(np.log2(size + 2 * span)))
+    padded = np.zeros(n)
+    padded[span : span + size] = left[start : start + size]
+    spectrum = np.conj(np.fft.rfft(padded)) * np.fft.rfft(segment, n)
+    corr = np.fft.irfft(spectrum, n)
+    # c[centre + j] sits at index j (j >= 0) and n + j (j < 0).
+    offsets = np.arange(-span, span + 1)
+    values = corr[offsets % n]
+    j = int(offsets[np.argmax(values)])
+    k = centre + j
+    a, b = left[start : start + size], right[start + k : start + k + size]
+    energy = np.sqrt(np.dot(a, a) * np.dot(b, b))
+    peak = values[j + span] / energy if energy > 0 else 0.0
+    taus = j + np.arange(-REFINE_STEPS, REFINE_STEPS + 1) / REFINE_STEPS
+    fine = band_limited(spectrum, n, taus)
+    i = min(max(int(np.argmax(fine)), 1), len(fine) - 2)
+    y0, y1, y2 = fine[i - 1], fine[i], fine[i + 1]
+    denominator = y0 - 2 * y1 + y2
+    offset = 0.5 * (y0 - y2) / denominator if denominator != 0 else 0.0
+    return centre + float(taus[i] + offset / REFINE_STEPS), float(peak)
+
+
+def window_lag(left, right, start, size, max_lag, rate):
+    """Lag in samples of the window at `start` and its mean normalised peak.
+
+    The whole window finds the integer lag within ±max_lag; the lag reported is then the mean over sub-windows of
+    SUB_S searched close to it. A drifting lag (200 ppm moves 100 µs in 0.5 s) smears a long window's correlation
+    peak into a plateau whose top is noise; within a sub-window it moves only 10 µs.
+    """
+    coarse, _ = correlate(left, right, start, size, 0, max_lag)
+    centre = int(round(coarse))
+    sub = int(round(SUB_S * rate))
+    results = [correlate(left, right, s, sub, centre, SUB_SPAN) for s in range(start, start + size - sub + 1, sub)]
+    return float(np.mean([r[0] for r in results])), float(np.mean([r[1] for r in results]))
+
+
+def sounding(channel, start, size, block):
+    """Whether every block of `channel[start:start+size]` is above the silence level."""
+    blocks = channel[start : start + size].reshape(-1, block)
+    return bool(np.all(np.sqrt(np.mean(blocks * blocks, axis=1)) > SILENCE_RMS))
+
+
+def first_sound(channel, block):
+    """Index of the first sample of the first non-silent block (then refined to the first non-zero sample)."""
+    usable = len(channel) // block * block
+    rms = np.sqrt(np.mean(channel[:usable].reshape(-1, block) ** 2, axis=1))
+    loud = np.nonzero(rms > SILENCE_RMS)[0]
+    if len(loud) == 0:
+        return None
+    start = max(0, (loud[0] - 1) * block)
+    nonzero = np.nonzero(channel[start : (loud[0] + 1) * block])[0]
+    return int(start + nonzero[0]) if len(nonzero) else int(loud[0] * block)
+
+
+def gaps(channel, rate):
+    """Runs of exact digital silence inside the sounding part of `channel`: a dropout (a lost packet played as
+    silence, an underrun). Returns (longest in ms, how many runs of at least GAP_MIN_SAMPLES)."""
+    nonzero = np.nonzero(channel)[0]
+    if len(nonzero) < 2:
+        return 0.0, 0
+    runs = np.diff(nonzero) - 1  # zeros between consecutive non-zero samples
+    long_runs = runs[runs >= GAP_MIN_SAMPLES]
+    longest = float(long_runs.max()) * 1000 / rate if len(long_runs) else 0.0
+    return longest, int(len(long_runs))
+
+
+def settle_time(times, lags, expect, bound, since):
+    """Seconds from `since` (recording time) to the start of the first window after which every window's lag is
+    within `bound` of `expect`, or None when the last window is still outside."""
+    outside = [t for t, lag in zip(times, lags) if abs(lag - expect) > bound]
+    later = [t for t in times if t >= since and (not outside or t > outside[-1])]
+    if not later:
+        return None
+    return max(0.0, later[0] - WINDOW_S / 2 - since)
+
+
+def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_ns=None, send_ns=None,
+            join_ns=None, with_lags=False):
+    """The skew report of a (frames, 2) recording, as a dict:
+
+    windows, skipped_silent, skipped_uncorrelated; median_us (signed lag), mean_us, p99_abs_us and max_abs_us
+    (of |lag - expect|), drift_us_per_s (least-squares slope of lag over time), range_us (max - min of the lag);
+    first_sound_s {left, right} (recording time) and, with t0_ns and send_ns, latency_ms {left, right} (send ->
+    first sound); longest_gap_ms and gap_count {left, right, max}; with join_ns, settle_s (join -> in bound) and the
+    statistics of the windows after that (after_settle); with with_lags, lags [[t_s, lag_us, peak], ...].
+    """
+    size = int(round(WINDOW_S * rate))
+    block = int(round(BLOCK_S * rate))
+    max_lag = int(round(max_lag_ms * rate / 1000))
+    left, right = data[:, 0], data[:, 1]
+    times, lags, peaks = [], [], []
+    silent = uncorrelated = 0
+    for start in range(max_lag, len(left) - size - max_lag, size):
+        if not (sounding(left, start, size, block) and sounding(right, start - max_lag, size + 2 * max_lag, block)):
+            silent += 1
+            continue
+        lag, peak = window_lag(left, right, start, size, max_lag, rate)
+        if peak < MIN_CORRELATION:
+            uncorrelated += 1
+            continue
+        times.append((start + size / 2) / rate)
+        lags.append(lag * 1e6 / rate)
+        peaks.append(peak)
+    report = {"windows": len(lags), "skipped_silent": silent, "skipped_uncorrelated": uncorrelated,
+              "expect_us": expect_us}
+    report.update(statistics(times, lags, expect_us))
+    first = {name: first_sound(ch, block) for name, ch in (("left", left), ("right", right))}
+    report["first_sound_s"] = {k: (None if v is None else v / rate) for k, v in first.items()}
+    if t0_ns is not None and send_ns is not None:
+        report["latency_ms"] = {k: (None if v is None else (t0_ns + v / rate * 1e9 - send_ns) / 1e6)
+                                for k, v in first.items()}
+    gap_left, gap_right = gaps(left, rate), gaps(right, rate)
+    report["longest_gap_ms"] = {"left": gap_left[0], "right": gap_right[0], "max": max(gap_left[0], gap_right[0])}
+    report["gap_count"] = {"left": gap_left[1], "right": gap_right[1]}
+    if join_ns is not None and t0_ns is not None:
+        since = (join_ns - t0_ns) / 1e9
+        settle = settle_time(times, lags, expect_us, bound_us, since)
+        report["bound_us"] = bound_us
+        report["settle_s"] = settle
+        if settle is not None:
+            after = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since + settle]
+            report["after_settle"] = statistics([t for t, _ in after], [lag for _, lag in after], expect_us)
+    if with_lags:
+        report["lags"] = [[round(t, 3), round(lag, 3), round(p, 3)] for t, lag, p in zip(times, lags, peaks)]
+    return report
+
+
+def statistics(times, lags, expect_us):
+    if not lags:
+        return {"median_us": None, "mean_us": None, "p99_abs_us": None, "max_abs_us": None, "drift_us_per_s": None,
+                "range_us": None}
+    lag = np.array(lags)
+    error = np.abs(lag - expect_us)
+    drift = float(np.polyfit(times, lag, 1)[0]) if len(lags) >= 2 else 0.0
+    return {"median_us": round(float(np.median(lag)), 2), "mean_us": round(float(np.mean(lag)), 2),
+            "p99_abs_us": round(float(np.percentile(error, 99)), 2), "max_abs_us": round(float(error.max()), 2),
+            "drift_us_per_s": round(drift, 3), "range_us": round(float(lag.max() - lag.min()), 2)}
+
+
+# MARK: self-test
+
+
+def noise(frames, rng):
+    """White noise, band-limited to 20 kHz (as any real path through resamplers and codecs is), at -10 dBFS RMS."""
+    x = rng.standard_normal(frames)
+    spectrum = np.fft.rfft(x)
+    spectrum[np.fft.rfftfreq(frames, 1 / RATE) > 20_000] = 0
+    x = np.fft.irfft(spectrum, frames)
+    return x * (10 ** (-10 / 20) / np.std(x))
+
+
+def delayed(x, delay_samples):
+    """`x` delayed by a constant (fractional) number of samples: an exact phase shift of its spectrum."""
+    spectrum = np.fft.rfft(x)
+    f = np.fft.rfftfreq(len(x))
+    return np.fft.irfft(spectrum * np.exp(-2j * np.pi * f * delay_samples), len(x))
+
+
+def delayed_varying(x, delay_of_time):
+    """`x` delayed by a time-varying number of samples, with a 256-tap Kaiser-windowed sinc interpolator."""
+    taps = 128
+    n = np.arange(len(x))
+    positions = n - delay_of_time(n / RATE)
+    out = np.zeros(len(x))
+    for chunk in range(0, len(x), 8192):
+        p = positions[chunk : chunk + 8192]
+        base = np.floor(p).astype(int)
+        k = base[:, None] + np.arange(-taps + 1, taps + 1)[None, :]
+        d = p[:, None] - k
+        w = np.sinc(d) * np.kaiser(2 * taps, 12)[None, :]
+        valid = (k >= 0) & (k < len(x))
+        out[chunk : chunk + 8192] = np.sum(np.where(valid, x[np.clip(k, 0, len(x) - 1)] * w, 0), axis=1)
+    return out
+
+
+def self_test():
+    rng = np.random.default_rng(12)
+    seconds = 6
+    results, worst = [], 0.0
+    for delay_us in (0, 12.5, 37, 250, -800, 10_000):
+        x = noise(seconds * RATE, rng)
+        y = delayed(x, delay_us * 1e-6 * RATE)
+        # Quantised to 16 bits, as parec records.
+        r = analyse(np.round(np.stack([x, y], axis=1) * 32768) / 32768, expect_us=delay_us, with_lags=True)
+        # The circular shift wraps the end round: skip the first window (which holds it) in the error.
+        errors = [abs(lag - delay_us) for t, lag, _ in r["lags"] if t > 0.5 + 0.1]
+        worst = max(worst, max(errors))
+        results.append({"case": f"constant {delay_us} us", "windows": r["windows"], "max_error_us": round(max(errors), 4)})
+    # Drifting: 200 ppm (200 µs/s), starting at -300 µs.
+    seconds = 10
+    x = noise(seconds * RATE, rng)
+    y = delayed_varying(x, lambda t: (-300e-6 + 200e-6 * t) * RATE)
+    r = analyse(np.stack([x, y], axis=1), with_lags=True)
+    errors = [abs(lag - (-300 + 200 * t)) for t, lag, _ in r["lags"]]
+    worst = max(worst, max(errors))
+    results.append({"case": "drifting -300 us + 200 us/s", "windows": r["windows"],
+                    "drift_us_per_s": r["drift_us_per_s"], "max_error_us": round(max(errors), 4)})
+    # The bookkeeping: leading silence (first sound), a 7 ms dropout on the right, a late right channel (settle).
+    x = noise(8 * RATE, rng)
+    y = delayed(x, 0.5e-3 * RATE)
+    x[: int(0.3 * RATE)] = 0
+    y[: int(3.0 * RATE)] = 0
+    y[int(5 * RATE) : int(5.007 * RATE)] = 0
+    t0 = 1_000_000_000
+    r = analyse(np.stack([x, y], axis=1), expect_us=500, t0_ns=t0, send_ns=t0 - 100_000_000,
+                join_ns=t0 + int(2.9e9))
+    checks = {
+        "latency_left_ms (expect 400)": r["latency_ms"]["left"],
+        "first_sound_right_s (expect 3.0)": r["first_sound_s"]["right"],
+        "longest_gap_right_ms (expect 7)": r["longest_gap_ms"]["right"],
+        "gap_count_left (expect 0)": r["gap_count"]["left"],
+        "settle_s (expect 0.1..0.6)": r["settle_s"],
+    }
+    ok_books = (abs(checks["latency_left_ms (expect 400)"] - 400) < 0.1
+                and abs(checks["first_sound_right_s (expect 3.0)"] - 3.0) < 1e-4
+                and abs(checks["longest_gap_right_ms (expect 7)"] - 7) < 0.05
+                and checks["gap_count_left (expect 0)"] == 0
+                and r["settle_s"] is not None and 0.1 <= r["settle_s"] <= 0.6)
+    results.append({"case": "bookkeeping", **checks, "ok": ok_books})
+    ok = worst <= 3.0 and ok_books
+    print(json.dumps({"ok": ok, "worst_error_us": round(worst, 3), "cases": results}, indent=1))
+    return 0 if ok else 1
+
+
+def main():
+    p = argparse.ArgumentParser(description="Skew between the left and right channel of a raw 48 kHz recording.")
+    p.add_argument("recording", nargs="?")
+    p.add_argument("--format", choices=["s16le", "f32le"], default="s16le")
+    p.add_argument("--rate", type=int, default=RATE)
+    p.add_argument("--expect-us", type=float, default=0.0, help="the lag the receivers should have (a delay)")
+    p.add_argument("--bound-us", type=float, default=50.0, help="settled: every later window within this")
+    p.add_argument("--max-lag-ms", type=float, default=100.0, help="largest lag searched (default 100 ms)")
+    p.add_argument("--t0-ns", type=int, help="CLOCK_MONOTONIC of the recording's first sample")
+    p.add_argument("--send-ns", type=int, help="CLOCK_MONOTONIC when sending started (for latency_ms)")
+    p.add_argument("--join-ns", type=int, help="CLOCK_MONOTONIC from which settle_s is measured")
+    p.add_argument("--lags", action="store_true", help="include every window's [t_s, lag_us, peak]")
+    p.add_argument("--self-test", action="store_true")
+    a = p.parse_args()
+    if a.self_test:
+        return self_test()
+    if not a.recording:
+        p.error("a recording is needed (or --self-test)")
+    report = analyse(read(a.recording, a.format), a.rate, a.expect_us, a.bound_us, a.max_lag_ms, a.t0_ns,
+                     a.send_ns, a.join_ns, a.lags)
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
