@@ -34,10 +34,10 @@ SUB_S = 0.05  # sub-windows whose lags make a window's (see window_lag)
 SUB_SPAN = 24  # samples searched either side of the whole window's lag in each sub-window (0.5 ms)
 
 
-def read(path, fmt):
-    """The recording as a (frames, 2) float array in [-1, 1]."""
+def read(path, fmt, header=0):
+    """The recording (or a stereo WAV after its `header` bytes) as a (frames, 2) float array in [-1, 1]."""
     if fmt == "s16le":
-        raw = np.fromfile(path, dtype="<i2")
+        raw = np.fromfile(path, dtype="<i2", offset=header)
         data = raw.astype(np.float64) / 32768.0
     else:
         data = np.fromfile(path, dtype="<f4").astype(np.float64)
@@ -141,14 +141,15 @@ def settle_time(times, lags, expect, bound, since):
 
 
 def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_ns=None, send_ns=None,
-            join_ns=None, with_lags=False):
+            join_ns=None, with_lags=False, warmup_s=None):
     """The skew report of a (frames, 2) recording, as a dict:
 
     windows, skipped_silent, skipped_uncorrelated; median_us (signed lag), mean_us, p99_abs_us and max_abs_us
     (of |lag - expect|), drift_us_per_s (least-squares slope of lag over time), range_us (max - min of the lag);
     first_sound_s {left, right} (recording time) and, with t0_ns and send_ns, latency_ms {left, right} (send ->
     first sound); longest_gap_ms and gap_count {left, right, max}; with join_ns, settle_s (join -> in bound) and the
-    statistics of the windows after that (after_settle); with with_lags, lags [[t_s, lag_us, peak], ...].
+    statistics of the windows after that (after_settle); with warmup_s (and t0_ns, send_ns), the statistics of the
+    windows from that long after sending on (steady); with with_lags, lags [[t_s, lag_us, peak], ...].
     """
     size = int(round(WINDOW_S * rate))
     block = int(round(BLOCK_S * rate))
@@ -186,9 +187,49 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_
         if settle is not None:
             after = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since + settle]
             report["after_settle"] = statistics([t for t, _ in after], [lag for _, lag in after], expect_us)
+    if warmup_s is not None and t0_ns is not None and send_ns is not None:
+        steady(report, times, lags, expect_us, (send_ns - t0_ns) / 1e9 + warmup_s)
     if with_lags:
         report["lags"] = [[round(t, 3), round(lag, 3), round(p, 3)] for t, lag, p in zip(times, lags, peaks)]
     return report
+
+
+def steady(report, times, lags, expect_us, since_s):
+    """The statistics of the windows from recording time `since_s` on (after the start-up), as report["steady"]."""
+    after = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since_s]
+    report["steady"] = statistics([t for t, _ in after], [lag for _, lag in after], expect_us)
+    report["steady"]["windows"] = len(after)
+    report["steady"]["since_s"] = round(since_s, 3)
+
+
+def source_index(channel, source, at, length):
+    """The index in `source` of the sample heard at `channel[at]`: where `channel[at:at+length]` correlates best with
+    `source` (FFT cross-correlation over the whole source), and the normalised peak."""
+    piece = channel[at:at + length].astype(np.float64)
+    if len(piece) < length or not piece.any():
+        return None, 0.0
+    src = source.astype(np.float64)
+    n = 1 << int(np.ceil(np.log2(len(src) + length)))
+    corr = np.fft.irfft(np.fft.rfft(src, n) * np.conj(np.fft.rfft(piece, n)), n)[:len(src)]
+    k = int(np.argmax(corr))
+    norm = np.sqrt(np.sum(piece ** 2) * np.sum(src[k:k + length] ** 2)) or 1.0
+    return k, float(corr[k] / norm)
+
+
+def steady_latency(data, source, rate, t0_ns, start_ns, since_s):
+    """Sending to sound in the steady state (ms), per channel: the sample heard at recording time `since_s` + 1 s is
+    found in the source (source index k), and its sound time is compared with when it was sent (start_ns, the
+    instant source sample 0 went out, + k / rate)."""
+    result = {}
+    at = int((since_s + 1.0) * rate)
+    for index, name in enumerate(("left", "right")):
+        k, peak = source_index(data[:, index], source, at, rate // 2)
+        if k is None or peak < 0.15:  # chance peaks over a minute of noise stay below 0.04
+            result[name] = None
+            continue
+        heard_ns = t0_ns + at / rate * 1e9
+        result[name] = round((heard_ns - (start_ns + k / rate * 1e9)) / 1e6, 3)
+    return result
 
 
 def statistics(times, lags, expect_us):

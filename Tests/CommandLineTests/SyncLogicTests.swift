@@ -58,7 +58,7 @@ import Testing
             let truth = offset + ppm * time / 1e6 - moved
             let reading = truth + noise * (generator.nextUnit() * 2 - 1)
             moved += filter.observe(time: time, gap: reading, samplePeriod: 1e6 / 48_000)
-            if time > 1e6 { worstAfterStart = max(worstAfterStart, abs(truth)) }
+            if time > 2e6 { worstAfterStart = max(worstAfterStart, abs(truth)) }
             time += 5_000
         }
         return (worstAfterStart, filter)
@@ -66,14 +66,14 @@ import Testing
 
     @Test func theStartUpOffsetIsCorrectedAtOnce() {
         let (worst, filter) = follow(offset: -4_321, ppm: 0, seconds: 5)
-        #expect(worst < 11, "within half a sample after the first second, not \(worst) µs")
+        #expect(worst < 11, "within half a sample from the first estimate on, not \(worst) µs")
         #expect(filter.corrections == 1 && abs(filter.corrected + 4_321) < 1)
         #expect(filter.phase == .following)
     }
 
     @Test func aDeviceThatRunsFastIsFollowedSampleBySample() {
         let (worst, filter) = follow(offset: 500, ppm: 200, noise: 30, seconds: 60)
-        #expect(worst < 40, "the gap stays within 2 samples, not \(worst) µs")
+        #expect(worst < 60, "the gap stays within 3 samples, not \(worst) µs")
         // 200 ppm over ~59 s is 11.8 ms: about 570 one-sample steps after the first jump.
         #expect((500...650).contains(filter.corrections), "\(filter.corrections) corrections")
         #expect(abs((filter.drift ?? 0) - 200) < 30, "drift estimated as \(filter.drift ?? 0) ppm")
@@ -83,7 +83,7 @@ import Testing
         var filter = AlignmentFilter()
         var moved = 0.0
         for step in 0..<60 { moved += filter.observe(time: Double(step) * 5_000, gap: 9_000, samplePeriod: 20.8) }
-        #expect(moved == 0 && filter.phase != .following, "300 ms settling and 400 ms measuring come first")
+        #expect(moved == 0 && filter.phase != .following, "300 ms settling and 1 s measuring come first")
         filter.restart()
         #expect(filter.phase == .settling && filter.gap == nil)
     }

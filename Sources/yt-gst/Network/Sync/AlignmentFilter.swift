@@ -3,12 +3,14 @@
 /// Follows the gap between an audio device's clock and the pipeline clock as the sink renders, and says how far
 /// to move the output: once by the whole gap when playback starts, then one sample at a time.
 ///
-/// The device clock of an audio server (PulseAudio's stream time) is noisy from one reading to the next (tens of
-/// µs) and wanders slowly (its own smoothing), while a device's rate differs from the sender's by up to a few
-/// hundred ppm. So the gap is estimated by a straight line fitted over the last `window` of readings, evaluated at
-/// the newest (its slope is the rate difference); a correction of one sample is made when the estimate passes
-/// `trigger` samples, which moves the output by 1 sample (21 µs at 48 kHz) at most every `decisionInterval`:
-/// inaudible, and fast enough for 1000 ppm. Pure logic: `OutputAligner` feeds it from the sink.
+/// The device clock of an audio server (PulseAudio's stream time) is noisy from one reading to the next (tens to
+/// hundreds of µs on a busy machine), while a device's rate differs from the sender's by up to a few hundred ppm.
+/// So the gap is estimated by a straight line fitted over the last `window` (4 s) of readings, evaluated at the
+/// newest (its slope is the rate difference); a correction of one sample is made when the estimate passes
+/// `trigger` (1.5) samples, so noise does not make the output step back and forth: each step moves it by 1 sample
+/// (21 µs at 48 kHz), at most every `decisionInterval` (100 ms): inaudible, and fast enough for 400 ppm. Measured
+/// in the multi-room lab, shorter windows or lower triggers chase the noise (20 steps a second, the output
+/// wandering by ±1 ms). Pure logic: `OutputAligner` feeds it from the sink.
 struct AlignmentFilter {
     /// Why the filter has no estimate yet, or how it stands.
     enum Phase: Equatable, Sendable {
@@ -21,12 +23,12 @@ struct AlignmentFilter {
     }
 
     var settleTime = 300_000.0
-    var firstEstimateTime = 400_000.0
-    var window = 2_000_000.0
-    var decisionInterval = 20_000.0
-    /// Estimated gaps beyond this many samples are corrected at once (a jump), not sample by sample.
+    var firstEstimateTime = 1_000_000.0
+    var window = 4_000_000.0
+    var decisionInterval = 100_000.0
+    /// Estimated gaps beyond this (µs) are corrected at once (a jump), not sample by sample.
     var jumpThreshold = 2_000.0
-    var trigger = 0.6
+    var trigger = 1.5
 
     private(set) var phase = Phase.settling
     /// The latest estimate of the gap (µs; positive: the device plays ahead of the clock) and of its drift (ppm).

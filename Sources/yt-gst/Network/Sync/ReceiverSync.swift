@@ -12,10 +12,10 @@ import GstPlayer
 final class ReceiverSync {
     /// The end-to-end latency when --latency-ms is not given: the jitter buffer's 30 ms, the output's 40 ms and room.
     static let defaultLatencyMilliseconds = 80
-    /// What the audio sink buffers (its `buffer-time`, 40 ms) and how much it writes at once (`latency-time`, 5 ms),
-    /// unless the user set them: the sink's own latency must fit within the shared one.
+    /// What the audio sink buffers (its `buffer-time`, 40 ms) and how much it writes at once (`latency-time`,
+    /// 10 ms), unless the user set them: the sink's own latency must fit within the shared one.
     static let outputBufferMicroseconds = 40_000
-    static let outputPeriodMicroseconds = 5_000
+    static let outputPeriodMicroseconds = 10_000
 
     let clock: Clock
     let latency: ClockTime
