@@ -44,9 +44,11 @@ struct SyncSummary {
 
     var text: String {
         var parts: [String] = []
-        switch output?.phase {
-        case .following?: parts.append(clock.lost ? "clock lost, on last estimate" : "in sync")
-        default: parts.append("syncing")
+        // Without an audio sink to align (a sink that only synchronises, like fakesink), the clock is all.
+        if clock.lost {
+            parts.append("clock lost, on last estimate")
+        } else {
+            parts.append(output == nil || output?.phase == .following ? "in sync" : "syncing")
         }
         if let offset = clock.offset {
             parts.append("clock \(SyncSummary.signed(offset)) µs" + (clock.roundTrip.map { " (rtt \(Int($0)) µs)" } ?? ""))
