@@ -54,4 +54,23 @@ struct MultiRoomSyncTests {
         #expect(abs(steady.driftUsPerS ?? .infinity) <= 80, "\(report)")
         #expect(report.longestGapMs.max <= 15, "\(report)")
     }
+
+    /// Where there is an NTP server, sender and receivers can run on it (`--clock ntp://HOST:PORT`) instead of the
+    /// sender's own clock: the receivers play in step just the same.
+    @Test func anNTPClockKeepsReceiversInStep() throws {
+        let ntp = "--clock ntp://{sender}:12300"
+        var run = MultiRoomRun(
+            senders: ["\(Self.sender) \(ntp)"], receivers: [Self.receiver(ntp), Self.receiver(ntp)])
+        run.before = ["/usr/bin/python3 \(Paths.packageRoot.path)/scripts/tiny-ntp-server.py 12300"]
+        run.seconds = 15
+        let report = try MultiRoomLab.run(run)
+        print("multi-room on an NTP clock: \(report)")
+        let steady = try #require(report.steady, "\(report)")
+        #expect(steady.windows >= 15, "\(report)")
+        #expect(abs(steady.medianUs ?? .infinity) <= 1_500, "\(report)")
+        #expect((steady.rangeUs ?? .infinity) <= 1_500, "\(report)")
+        for (name, process) in report.lab.processes where name.hasPrefix("receiver") {
+            #expect(process.logTail.contains("in sync"), "\(name): \(process.logTail)")
+        }
+    }
 }
