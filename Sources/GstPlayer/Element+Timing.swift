@@ -9,7 +9,9 @@ extension Element {
     /// - Note: `newTimestamp` runs on the streaming thread for every buffer: it must be quick and never block.
     /// The corresponding C function is `gst_pad_add_probe` with `GST_PAD_PROBE_TYPE_BUFFER`.
     @discardableResult
-    public func retime(onPad padName: String, _ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?)
+    public func retime(
+        onPad padName: String, _ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?
+    )
         -> Bool
     {
         guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
@@ -24,7 +26,9 @@ extension Element {
                 let retiming = Unmanaged<Retiming>.fromOpaque(context).takeUnretainedValue()
                 var head: (UInt64, UInt64) = (0, 0)
                 let count = withUnsafeMutableBytes(of: &head) { gst_buffer_extract(buffer, 0, $0.baseAddress, 16) }
-                let pts = withUnsafeBytes(of: head) { retiming.newTimestamp(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)])) }
+                let pts = withUnsafeBytes(of: head) {
+                    retiming.newTimestamp(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)]))
+                }
                 if let pts { CGst_buffer_set_pts(CGst_probe_writable_buffer(info), pts.raw) }
                 return GST_PAD_PROBE_OK
             }, context,
@@ -60,9 +64,10 @@ extension Element {
                     slaving.discontinuity(OutputDiscontinuity(reason))
                     return
                 }
-                requestedSkew.pointee = GstClockTimeDiff(slaving.correction(
-                    pipelineTime: Int64(pipelineTime), deviceTime: Int64(deviceTime),
-                    sampleRate: Int(CGst_audio_base_sink_rate(sink))))
+                requestedSkew.pointee = GstClockTimeDiff(
+                    slaving.correction(
+                        pipelineTime: Int64(pipelineTime), deviceTime: Int64(deviceTime),
+                        sampleRate: Int(CGst_audio_base_sink_rate(sink))))
             }, context,
             { context in
                 guard let context else { return }
@@ -74,7 +79,9 @@ extension Element {
 /// The closure of one `retime(onPad:_:)` probe, owned by the probe.
 private final class Retiming: Sendable {
     let newTimestamp: @Sendable (UnsafeRawBufferPointer) -> ClockTime?
-    init(_ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?) { self.newTimestamp = newTimestamp }
+    init(_ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?) {
+        self.newTimestamp = newTimestamp
+    }
 }
 
 /// The slaving of one `follow(_:)` callback, owned by the sink.

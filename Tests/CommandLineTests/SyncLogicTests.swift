@@ -13,7 +13,8 @@ import Testing
         // One receiver hears it 1 ms later, one 300 ms later, one 10 s later: all place it alike, within half a
         // sample of when it was sent.
         let placed = [1_000_000, 300_000_000, 10_000_000_000].map { (delay: UInt64) in
-            MediaClock.time(ofRTPTimestamp: timestamp, rate: rate, near: ClockTime(nanoseconds: sent.nanoseconds + delay))
+            MediaClock.time(
+                ofRTPTimestamp: timestamp, rate: rate, near: ClockTime(nanoseconds: sent.nanoseconds + delay))
         }
         #expect(Set(placed).count == 1)
         #expect(abs(Int64(placed[0].nanoseconds) - Int64(sent.nanoseconds)) <= 10_417)
@@ -48,7 +49,9 @@ import Testing
 @Suite struct AlignmentFilterTests {
     /// Feeds readings every 5 ms of a device that starts `offset` µs ahead and runs `ppm` fast, applying the
     /// filter's corrections as the sink would; returns the gap left after `seconds` and the corrections.
-    func follow(offset: Double, ppm: Double, noise: Double = 0, seconds: Double) -> (gap: Double, filter: AlignmentFilter) {
+    func follow(
+        offset: Double, ppm: Double, noise: Double = 0, seconds: Double
+    ) -> (gap: Double, filter: AlignmentFilter) {
         var filter = AlignmentFilter()
         var moved = 0.0
         var generator = SplitMix(seed: 7)
@@ -114,7 +117,8 @@ import Testing
             name: "kitchen", format: format, address: "239.255.0.1", port: 5004, ttl: 1, clock: .sender)
         #expect(written.text.contains("a=ts-refclk:local\r\na=mediaclk:direct=0\r\n"))
         #expect(try SessionDescription(parsing: written.text) == written)
-        let session = "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=x\r\nc=IN IP4 10.0.0.2\r\nt=0 0\r\n"
+        let session =
+            "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=x\r\nc=IN IP4 10.0.0.2\r\nt=0 0\r\n"
             + "a=ts-refclk:ptp=IEEE1588-2008:traceable\r\nm=audio 5004 RTP/AVP 96\r\na=rtpmap:96 L24/48000/2\r\n"
         #expect(try SessionDescription(parsing: session).referenceClock == .ptp(domain: 0), "session level")
     }

@@ -156,7 +156,10 @@ public final class NetworkLab: @unchecked Sendable {
         let nft = ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
         for command in [
             ["add", "table", "inet", "ytblock"],
-            ["add", "chain", "inet", "ytblock", "input", "{", "type", "filter", "hook", "input", "priority", "0", ";", "}"],
+            [
+                "add", "chain", "inet", "ytblock", "input", "{", "type", "filter", "hook", "input", "priority", "0",
+                ";", "}",
+            ],
             ["add", "rule", "inet", "ytblock", "input", "udp", "sport", "\(port)", "drop"],
         ] {
             let r = try run(in: host, nft, command, timeout: 10)

@@ -127,7 +127,9 @@ struct ReceiveCommand {
             }
             let pipeline = try makePipeline(plan)
             let sender = try firstPacketIfSynchronising(plan, pipeline: pipeline)
-            let sync = try sender.flatMap { first throws(ExitCode) in try makeSync(plan, sender: first, pipeline: pipeline) }
+            let sync = try sender.flatMap { first throws(ExitCode) in
+                try makeSync(plan, sender: first, pipeline: pipeline)
+            }
             if sender != nil && sync == nil {
                 // No clock to follow: the jitter buffer's latency as without synchronisation.
                 try? pipeline.element(named: "rtpbin").set(
@@ -175,7 +177,9 @@ struct ReceiveCommand {
     /// no clock.
     ///
     /// - Throws: the exit code, once the problem has been said (an NTP or PTP clock that does not answer).
-    private func makeSync(_ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline) throws(ExitCode)
+    private func makeSync(
+        _ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline
+    ) throws(ExitCode)
         -> ReceiverSync?
     {
         guard case .rtp(_, let port, _, let caps, let sdpClock) = plan else { return nil }

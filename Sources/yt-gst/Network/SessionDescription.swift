@@ -29,7 +29,8 @@ struct SessionDescription: Equatable {
             && lhs.rtcpPort == rhs.rtcpPort && lhs.payloadType == rhs.payloadType
             && lhs.encodingName == rhs.encodingName
             && lhs.clockRate == rhs.clockRate && lhs.encodingParameters == rhs.encodingParameters
-            && lhs.referenceClock == rhs.referenceClock && lhs.formatParameters.map { "\($0)=\($1)" } == rhs.formatParameters.map { "\($0)=\($1)" }
+            && lhs.referenceClock == rhs.referenceClock
+            && lhs.formatParameters.map { "\($0)=\($1)" } == rhs.formatParameters.map { "\($0)=\($1)" }
     }
 
     /// The description of a stream `stream` sends in `format` to `address`:`port`.

@@ -72,7 +72,8 @@ struct StreamCommand {
         guard !targets.isEmpty else { throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)") }
         files = arguments.operands
         destinations = try targets.map { text throws(UsageError) in try StreamURL(parsing: text) }
-        clock = try arguments.value("clock").map { text throws(UsageError) in try ReferenceClock(option: text) } ?? .sender
+        clock =
+            try arguments.value("clock").map { text throws(UsageError) in try ReferenceClock(option: text) } ?? .sender
         if let text = arguments.value("codec") {
             guard let parsed = NetworkCodec(rawValue: text.lowercased()) else {
                 throw UsageError("--codec must be l16, l24 or opus, not \"\(text)\"")
@@ -222,7 +223,9 @@ struct StreamCommand {
             }
             for (name, port) in [("rtp", \RTPEndpoint.port), ("rtcp", \RTPEndpoint.rtcpPort)] {
                 let sink = try pipeline.element(named: name)
-                for endpoint in endpoints { sink.addDestination(host: endpoint.host ?? "", port: endpoint[keyPath: port]) }
+                for endpoint in endpoints {
+                    sink.addDestination(host: endpoint.host ?? "", port: endpoint[keyPath: port])
+                }
                 if endpoints.contains(where: \.isMulticast) {
                     try sink.set("ttl-mc", fromString: String(ttl ?? 1))
                     if let interface { try sink.set("multicast-iface", fromString: interface) }

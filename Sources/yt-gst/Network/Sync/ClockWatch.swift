@@ -51,7 +51,8 @@ struct SyncSummary {
             parts.append(output == nil || output?.phase == .following ? "in sync" : "syncing")
         }
         if let offset = clock.offset {
-            parts.append("clock \(SyncSummary.signed(offset)) µs" + (clock.roundTrip.map { " (rtt \(Int($0)) µs)" } ?? ""))
+            parts.append(
+                "clock \(SyncSummary.signed(offset)) µs" + (clock.roundTrip.map { " (rtt \(Int($0)) µs)" } ?? ""))
         }
         if let drift = output?.drift {
             parts.append("output \(SyncSummary.signed(drift)) ppm")

@@ -40,7 +40,8 @@ struct FirstPacket {
             if let deadline, ContinuousClock.now >= deadline {
                 let seconds = timeout!
                 Terminal.error(
-                    "yt-gst: no data from \(source) for \(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s")
+                    "yt-gst: no data from \(source) for \(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s"
+                )
                 throw .failure
             }
             while let message = pipeline.nextMessage(timeout: .zero) {
