@@ -24,6 +24,15 @@ import Testing
         ["receive", "rtp://@:5004", "--latency-ms", "-1"], ["receive", "rtp://@:5004", "--iface", "eth0"],
         ["receive", "rtp://@:5004", "--sink", "fakesink", "--pipeline", "fakesink"], ["receive", "ftp://x:1"],
         ["receive", "sdp:"],
+        // Multi-room: clocks, delays, several destinations.
+        ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--clock", "chrony"],
+        ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--clock", "ptp:300"],
+        ["stream", "x.wav", "--to", "srt://10.77.0.2:7001", "--to", "srt://10.77.0.3:7001"],
+        ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--to", "srt://10.77.0.3:7001"],
+        ["stream", "x.wav", "--to", "srt://10.77.0.2:7001", "--clock", "ptp"],
+        ["receive", "rtp://@:5004", "--delay-ms", "-40"], ["receive", "rtp://@:5004", "--delay-ms", "99999"],
+        ["receive", "rtp://@:5004", "--delay-ms", "5", "--no-sync"],
+        ["receive", "rtp://@:5004", "--clock", "ntp://"], ["receive", "srt://:7001", "--delay-ms", "5"],
     ])
     func usageErrorsExit64(arguments: [String]) throws {
         let r = try Run.ytGst(arguments)

@@ -112,6 +112,14 @@ struct ReceiveCommand {
         if !synchronised && (delay != 0 || clock != nil) {
             throw UsageError("--delay-ms and --clock synchronise playback; they do not go with --no-sync")
         }
+        // Playing earlier than the others takes from the shared latency; what the output buffers must be left.
+        let shared = latency ?? ReceiverSync.defaultLatencyMilliseconds
+        let earliest = shared - ReceiverSync.outputBufferMicroseconds / 1000 - 10
+        if delay < 0 && -delay > Int64(earliest) * 1_000_000 {
+            throw UsageError(
+                "--delay-ms \(delay / 1_000_000) plays earlier than the latency allows (at most -\(max(earliest, 0)) "
+                    + "with --latency-ms \(shared); raise --latency-ms on every receiver)")
+        }
     }
 
     func run() throws(UsageError) -> ExitCode {
