@@ -202,21 +202,17 @@ struct ReceiveCommand {
             Terminal.error("yt-gst: \(reference) is not available here (PTP needs gst-ptp-helper and ports 319-320)")
             throw .failure
         }
-        let deadline = ContinuousClock.now + .seconds(3)
-        while !shared.waitForSync(timeout: .milliseconds(100)) {
-            if let signal = Interrupts.pending { throw Interrupts.exitCode(for: signal) }
-            guard ContinuousClock.now < deadline else {
-                if reference != .sender {
-                    Terminal.error("yt-gst: \(source): \(reference) did not answer within 3 s")
-                    throw .failure
-                }
-                if !quiet {
-                    Terminal.error(
-                        "yt-gst: \(source): warning: \(sender.sender) publishes no clock on UDP port \(clockPort) "
-                            + "(not a yt-gst sender?); playing unsynchronised")
-                }
-                return nil
+        guard try shared.waitForSync(within: .seconds(3)) else {
+            if reference != .sender {
+                Terminal.error("yt-gst: \(source): \(reference) did not answer within 3 s")
+                throw .failure
             }
+            if !quiet {
+                Terminal.error(
+                    "yt-gst: \(source): warning: \(sender.sender) publishes no clock on UDP port \(clockPort) "
+                        + "(not a yt-gst sender?); playing unsynchronised")
+            }
+            return nil
         }
         let sync = ReceiverSync(
             clock: shared,

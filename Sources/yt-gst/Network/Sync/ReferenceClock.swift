@@ -102,3 +102,18 @@ enum ReferenceClock: Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension Clock {
+    /// Waits up to `limit` for a network clock's first answer, giving up at once for a signal.
+    ///
+    /// - Returns: whether the clock answered.
+    /// - Throws: the exit code of the signal that interrupted the wait.
+    func waitForSync(within limit: Duration) throws(ExitCode) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !waitForSync(timeout: .milliseconds(100)) {
+            if let signal = Interrupts.pending { throw Interrupts.exitCode(for: signal) }
+            if ContinuousClock.now >= deadline { return false }
+        }
+        return true
+    }
+}

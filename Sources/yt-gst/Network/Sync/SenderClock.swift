@@ -23,13 +23,9 @@ final class SenderClock {
             Terminal.error("yt-gst: \(reference) is not available here (PTP needs gst-ptp-helper and ports 319-320)")
             throw .failure
         }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !clock.waitForSync(timeout: .milliseconds(100)) {
-            if let signal = Interrupts.pending { throw Interrupts.exitCode(for: signal) }
-            guard ContinuousClock.now < deadline else {
-                Terminal.error("yt-gst: \(reference) did not answer within 5 s")
-                throw .failure
-            }
+        guard try clock.waitForSync(within: .seconds(5)) else {
+            Terminal.error("yt-gst: \(reference) did not answer within 5 s")
+            throw .failure
         }
         var publishers: [ClockPublisher] = []
         for port in Set(rtpPorts.map(MediaClock.clockPort)).sorted() {
