@@ -171,7 +171,7 @@ public final class WAVFeeder: Feeder, Sendable {
     /// Configures the appsrc for this file and installs the callbacks that feed it; the stream ends after the last
     /// unit.
     public func attach(to appSource: any AppSourceProtocol) throws(GstError) {
-        try configure(appSource, announcingDuration: file.frameCount > 0)
+        try configure(appSource, announcingDuration: file.lengthIsKnown && file.frameCount > 0)
         appSource.setCallbacks(
             AppSourceCallbacks(
                 needData: { [self] source, _ in if feed(source) == .finished { source.endOfStream() } },
@@ -195,11 +195,23 @@ public final class WAVFeeder: Feeder, Sendable {
     }
 
     /// Moves the next chunk to the unit at stream time `time` (clamped to the window).
+    ///
+    /// A stream (a pipe) cannot move: it takes only a seek to where it already is (the one the appsrc makes as it
+    /// starts) and refuses any other.
     func seek(to time: ClockTime) -> Bool {
         let units = self.units
         let unit = min(max(plan.unit(atNanoseconds: fileTime(ofStream: time)), units.lowerBound), units.upperBound)
-        progress.withLock { $0 = Progress(nextUnit: unit, tagsSent: $0.tagsSent) }
-        return true
+        return progress.withLock { state in
+            if file.isStream && unit != state.nextUnit { return false }
+            state = Progress(nextUnit: unit, tagsSent: state.tagsSent)
+            return true
+        }
+    }
+
+    /// Wakes and ends a read waiting on a pipe whose producer has gone quiet, so that the pipeline can stop; a file
+    /// needs nothing. Call it before stopping the pipeline (from any thread); the feeder then feeds no more.
+    public func stopReading() {
+        (reader as? StreamReader)?.cancel()
     }
 
     // MARK: Feeding

@@ -4,7 +4,8 @@
 ///
 /// The walk goes on to the end of the file so `info` can list every chunk, but nothing after the data chunk can
 /// fail the file: garbage or truncation there ends the walk with a warning. No declared size ever drives an
-/// allocation; the walk is bounded to `maxChunks` chunks.
+/// allocation; the walk is bounded to `maxChunks` chunks. On a stream (a pipe, `ByteReader.isSeekable` false) the
+/// walk ends at the data chunk, whose audio is read next, so every read goes forward and nothing after it is read.
 struct WAVParser {
     static let maxChunks = 10_000
     /// Chunks in a row whose ids are not text, after which the walk decides it is reading garbage, not chunks.
@@ -25,9 +26,18 @@ struct WAVParser {
     private var warnings: [String] = []
     /// Why the walk ended before the end of the file, to explain a missing fmt or data chunk.
     private var stopReason: String?
+    /// Reading a stream: forward only, of unknown size.
+    private let isStream: Bool
+    /// False when a stream's header gives no real data size: the audio then runs to the end of the stream.
+    private var lengthIsKnown = true
+
+    /// Data sizes that stream writers put in a header they cannot come back to fix: "until the end of the stream".
+    /// Besides 0 and 0xFFFFFFFF (ffmpeg): GStreamer's wavenc, sox and arecord (see FIELD-NOTES).
+    static let streamingDataSizes: Set<UInt32> = [0, 0xFFFF_FFFF, 0x7FFF_0000, 0x7FFF_F000, 0x8000_0000]
 
     init(reader: some ByteReader) {
         self.reader = HeaderReader(reader: reader, fileSize: reader.size)
+        self.isStream = !reader.isSeekable
     }
 
     /// Reads the headers and describes the file.
@@ -43,7 +53,10 @@ struct WAVParser {
         if isRF64 && ds64 == nil {
             warnings.insert("\(container.rawValue) file has no ds64 chunk; using its 32-bit sizes", at: 0)
         }
-        if WAVFile.hasFixedFrames(format) {
+        if !lengthIsKnown {
+            // Whole units, as far as numbers go: the feeder stops where the stream does.
+            dataByteCount -= dataByteCount % Int64(format.blockAlign)
+        } else if WAVFile.hasFixedFrames(format) {
             let partial = dataByteCount % Int64(format.blockAlign)
             if partial != 0 {
                 warnings.append("dropped a trailing partial frame (\(partial) of \(format.blockAlign) bytes)")
@@ -59,7 +72,8 @@ struct WAVParser {
         }
         return WAVFile(
             container: container, format: format, dataOffset: dataOffset, dataByteCount: dataByteCount,
-            factFrames: factFrames, chunks: chunks, warnings: warnings, fileSize: fileSize, metadata: metadata)
+            factFrames: factFrames, chunks: chunks, warnings: warnings, fileSize: fileSize, metadata: metadata,
+            isStream: isStream, lengthIsKnown: lengthIsKnown)
     }
 
     /// The 12-byte RIFF header: container magic, RIFF size, form type WAVE.
@@ -337,6 +351,10 @@ struct WAVParser {
     private mutating func measureData(
         at body: Int64, size: UInt64, size32: UInt32, available: UInt64
     ) throws(WAVError) -> Bool {
+        if isStream {
+            try measureStreamData(at: body, size: size, size32: size32)
+            return false
+        }
         var unknownLength: String?
         if size32 == 0xFFFF_FFFF && ds64 == nil {
             unknownLength = "data chunk size is 0xFFFFFFFF (length unknown when the header was written)"
@@ -358,6 +376,23 @@ struct WAVParser {
             return false
         }
         return true
+    }
+
+    /// The audio of a stream: what the header declares, or, for a streaming header (`streamingDataSizes`, with no
+    /// ds64 to say more), everything to the end of the stream. Either way the feeder ends where the stream ends; a
+    /// streaming header is how a pipe's WAV normally looks, so it is no warning. A size of 0 followed by a real
+    /// chunk is an empty data chunk, as in a file.
+    private mutating func measureStreamData(at body: Int64, size: UInt64, size32: UInt32) throws(WAVError) {
+        let declaresNothing =
+            !isWave64 && Self.streamingDataSizes.contains(size32) && (size32 != 0xFFFF_FFFF || ds64 == nil)
+        var streaming = declaresNothing
+        if streaming && size32 == 0 { streaming = try !chunkFollows(at: body) }
+        if streaming {
+            lengthIsKnown = false
+            dataByteCount = fileSize - body
+        } else {
+            dataByteCount = Int64(clamping: size)
+        }
     }
 
     /// Whether a plausible chunk header (printable id, size within the file) starts at `offset`.

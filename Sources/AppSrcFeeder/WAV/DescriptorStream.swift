@@ -1,0 +1,92 @@
+// yt-gst — a pipe, FIFO or character device read as a ByteStream.
+
+import Glibc
+
+/// A readable file descriptor that can only be read forward: standard input, a FIFO, a device.
+///
+/// Reads wait in poll(2) on the descriptor and on a wake-up pipe, so `cancel()` can wake a read stuck on a producer that
+/// has gone quiet: a pipeline stopped with `q` or Ctrl-C never hangs on its input. The descriptor's flags are left
+/// alone (standard input's open file may be shared with other processes): after poll reports data, read(2) returns
+/// what has arrived without waiting.
+/// - Note: Checked `Sendable`: the descriptors are immutable; reads come from one thread at a time.
+/// The corresponding C functions are `open`, `poll`, `read`, `pipe` and `close`.
+public final class DescriptorStream: ByteStream {
+    /// The path opened ("-" for standard input), for the caller's messages.
+    public let path: String
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    /// The wake-up pipe: `cancel()` writes a byte to `[1]`, which leaves `[0]` readable for good.
+    private let wakeup: (read: Int32, write: Int32)
+
+    /// Standard input, as `yt-gst play -` reads it. It is not closed when the stream goes.
+    public static func standardInput() throws(WAVError) -> DescriptorStream {
+        try DescriptorStream(fd: STDIN_FILENO, path: "-", owns: false)
+    }
+
+    /// Opens a FIFO or character device read-only.
+    ///
+    /// The FIFO is opened without waiting for a writer (O_NONBLOCK), so opening never hangs; the first read then
+    /// waits in poll(2) for one to connect and write, where `cancel()` can stop it.
+    /// - Throws: `WAVError` of kind `.cannotOpen` with the system's text.
+    public convenience init(path: String) throws(WAVError) {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw WAVError(.cannotOpen, FileReader.systemMessage(errno)) }
+        // Back to blocking reads: poll decides when to read, and a FIFO whose writer left must read 0, not EAGAIN.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        try self.init(fd: fd, path: path, owns: true)
+    }
+
+    private init(fd: Int32, path: String, owns: Bool) throws(WAVError) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            let message = FileReader.systemMessage(errno)
+            if owns { Glibc.close(fd) }
+            throw WAVError(.cannotOpen, "cannot wait on the stream: \(message)")
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        self.fd = fd
+        self.path = path
+        self.ownsDescriptor = owns
+        self.wakeup = (ends[0], ends[1])
+    }
+
+    deinit {
+        if ownsDescriptor { Glibc.close(fd) }
+        Glibc.close(wakeup.read)
+        Glibc.close(wakeup.write)
+    }
+
+    /// Whether `path` names something only a `DescriptorStream` can read: "-" (standard input, unless it is a
+    /// regular file), a FIFO or a character device.
+    public static func isStream(path: String) -> Bool {
+        var info = stat()
+        guard path == "-" ? fstat(STDIN_FILENO, &info) == 0 : stat(path, &info) == 0 else { return path == "-" }
+        let type = info.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFCHR || (path == "-" && type != S_IFREG)
+    }
+
+    /// Waits for data (or the end, or `cancel()`), then reads what has arrived.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw WAVError(.io, "waiting for the stream failed: \(FileReader.systemMessage(errno))")
+            }
+            if fds[1].revents != 0 { return 0 }
+            guard fds[0].revents != 0 else { continue }
+            let n = Glibc.read(fd, base, buffer.count)
+            if n >= 0 { return n }
+            if errno == EINTR || errno == EAGAIN { continue }
+            throw WAVError(.io, "read failed: \(FileReader.systemMessage(errno))")
+        }
+    }
+
+    /// Wakes a waiting read and ends every later one (the wake-up pipe stays readable once written).
+    public func cancel() {
+        var byte: UInt8 = 1
+        _ = Glibc.write(wakeup.write, &byte, 1)
+    }
+}
