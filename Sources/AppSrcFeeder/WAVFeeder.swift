@@ -208,6 +208,10 @@ public final class WAVFeeder: Feeder, Sendable {
         }
     }
 
+    /// Reads of a pipe that had to wait for its producer (`StreamReader.producerWaits`); 0 for a file. A count that
+    /// keeps growing means a live producer (`arecord`) paces the audio, not the reader.
+    public var producerWaits: Int { (reader as? StreamReader)?.producerWaits ?? 0 }
+
     /// Wakes and ends a read waiting on a pipe whose producer has gone quiet, so that the pipeline can stop; a file
     /// needs nothing. Call it before stopping the pipeline (from any thread); the feeder then feeds no more.
     public func stopReading() {

@@ -15,6 +15,15 @@ public protocol ByteStream: Sendable {
     /// Makes a read that waits, and every read after it, return 0 at once, so a pipeline can stop while the producer
     /// is silent. Callable from any thread.
     func cancel()
+
+    /// Reads so far that found nothing there and had to wait for the producer. It keeps growing while a live producer
+    /// (`arecord`) is what paces the stream; it stays put while the reader is the slower side (`cat FILE`).
+    var waits: Int { get }
+}
+
+extension ByteStream {
+    /// Memory never makes a reader wait.
+    public var waits: Int { 0 }
 }
 
 /// A stream of bytes held in memory, handed out in pieces of at most `pieceSize`: a pipe's short reads, in tests and

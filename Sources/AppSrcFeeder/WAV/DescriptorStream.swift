@@ -1,6 +1,7 @@
 // yt-gst — a pipe, FIFO or character device read as a ByteStream.
 
 import Glibc
+import Synchronization
 
 /// A readable file descriptor that can only be read forward: standard input, a FIFO, a device.
 ///
@@ -17,11 +18,20 @@ public final class DescriptorStream: ByteStream {
     private let ownsDescriptor: Bool
     /// The wake-up pipe: `cancel()` writes a byte to `[1]`, which leaves `[0]` readable for good.
     private let wakeup: (read: Int32, write: Int32)
+    private let waitCount = Atomic(0)
 
-    /// Standard input, as `yt-gst play -` reads it. It is not closed when the stream goes.
+    /// Standard input, as `yt-gst play -` reads it; it is not closed when the stream goes.
+    ///
+    /// - Throws: `.cannotOpen` the second time: the first stream has consumed what it read (a playlist that comes
+    ///   back to "-" must not play the middle of the audio as a new WAV).
     public static func standardInput() throws(WAVError) -> DescriptorStream {
-        try DescriptorStream(fd: STDIN_FILENO, path: "-", owns: false)
+        guard !standardInputTaken.exchange(true, ordering: .relaxed) else {
+            throw WAVError(.cannotOpen, "standard input has been read already (a pipe plays once)")
+        }
+        return try DescriptorStream(fd: STDIN_FILENO, path: "-", owns: false)
     }
+
+    private static let standardInputTaken = Atomic(false)
 
     /// Opens a FIFO or character device read-only.
     ///
@@ -68,11 +78,22 @@ public final class DescriptorStream: ByteStream {
     /// Waits for data (or the end, or `cancel()`), then reads what has arrived.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
+        ]
+        // A first look without waiting tells whether the producer is behind (see `waits`).
+        var timeout: Int32 = 0
         while true {
-            let ready = poll(&fds, 2, -1)
+            let ready = poll(&fds, 2, timeout)
+            if ready == 0 && timeout == 0 {
+                waitCount.add(1, ordering: .relaxed)
+                timeout = -1
+                continue
+            }
             if ready < 0 {
-                if errno == EINTR { continue }
+                // poll(2) is never restarted, and the only signals the tool handles are SIGINT and SIGTERM: give up,
+                // so Ctrl-C ends a wait for a producer that never writes.
+                if errno == EINTR { throw WAVError(.io, "interrupted while waiting for the stream") }
                 throw WAVError(.io, "waiting for the stream failed: \(FileReader.systemMessage(errno))")
             }
             if fds[1].revents != 0 { return 0 }
@@ -83,6 +104,9 @@ public final class DescriptorStream: ByteStream {
             throw WAVError(.io, "read failed: \(FileReader.systemMessage(errno))")
         }
     }
+
+    /// Reads that had to wait for the producer (see `ByteStream.waits`).
+    public var waits: Int { waitCount.load(ordering: .relaxed) }
 
     /// Wakes a waiting read and ends every later one (the wake-up pipe stays readable once written).
     public func cancel() {

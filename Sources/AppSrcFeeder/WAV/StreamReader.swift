@@ -50,6 +50,9 @@ public final class StreamReader: ByteReader {
     /// Bytes taken from the stream so far (kept or handed out): tests check that nothing was read ahead of need.
     public var position: Int64 { state.withLock { $0.position } }
 
+    /// Reads that waited for the producer (`ByteStream.waits`): growing while a live producer paces the stream.
+    public var producerWaits: Int { stream.waits }
+
     /// Stops the stream (see `ByteStream.cancel()`): a read waiting for data returns what it has, later reads 0.
     public func cancel() { stream.cancel() }
 

@@ -35,13 +35,17 @@ struct StreamCommand {
             The audio goes as is (or as Opus) in GStreamer's GDP framing, so the receiver learns the format.
 
             The sender paces the audio in real time and ends after the last sample has left (for SRT, after the
-            receiver has had time to acknowledge it).
+            receiver has had time to acknowledge it). FILE may be "-" (standard input), a FIFO or a device: a WAV
+            from a live producer (`arecord -f cd | yt-gst stream - --to ...`) is sent as it arrives, paced by the
+            input rather than by this machine's clock; one that arrives faster than real time (`cat song.wav |`)
+            is paced by the clock, as a file is.
 
             EXAMPLES:
               yt-gst stream song.wav --to rtp://192.168.1.20:5004
               yt-gst stream song.wav --to rtp://239.255.0.1:5004 --ttl 1 --sdp song.sdp
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --codec opus --bitrate 96
               yt-gst stream song.wav --to 'srt://192.168.1.20:7001?passphrase=correct-horse-battery'
+              arecord -f cd | yt-gst stream - --to rtp://192.168.1.20:5004
             """)
 
     var files: [String]
@@ -60,6 +64,7 @@ struct StreamCommand {
             throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)")
         }
         files = arguments.operands
+        try StandardInput.check(files, command: "stream")
         destination = try StreamURL(parsing: to)
         if let text = arguments.value("codec") {
             guard let parsed = NetworkCodec(rawValue: text.lowercased()) else {
@@ -97,14 +102,19 @@ struct StreamCommand {
             let plan = try makePlan(for: first.file.format, named: first.displayName)
             let pipeline = try makePipeline(plan, feeders: feeders)
             try writeSDP(plan)
-            let total = feeders.reduce(ClockTime.zero) {
+            // Unknown while a pipe's header does not say how long it is.
+            let total = feeders.allSatisfy(\.file.lengthIsKnown) ? feeders.reduce(ClockTime.zero) {
                 ClockTime(
                     nanoseconds: $0.nanoseconds
                         + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
-            }
+            } : nil
             let label =
                 (files.count == 1 ? files[0] : "\(feeders.count) files") + " → \(destination) (\(plan.formatName))"
-            let result = StreamSession(command: self, pipeline: pipeline, plan: plan, total: total, label: label).run()
+            let pipes = feeders.filter(\.file.isStream)
+            let result = StreamSession(
+                command: self, pipeline: pipeline, plan: plan, total: total, label: label,
+                producerWaits: pipes.isEmpty ? nil : { pipes.reduce(0) { $0 + $1.producerWaits } }
+            ).run()
             _ = try? pipeline.setState(.null)
             return result == .success && anyFailed ? .failure : result
         } catch {
