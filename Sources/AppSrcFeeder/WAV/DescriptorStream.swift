@@ -79,7 +79,8 @@ public final class DescriptorStream: ByteStream {
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         var fds = [
-            pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
         ]
         // A first look without waiting tells whether the producer is behind (see `waits`).
         var timeout: Int32 = 0

@@ -383,15 +383,18 @@ struct WAVParser {
     /// streaming header is how a pipe's WAV normally looks, so it is no warning. A size of 0 followed by a real
     /// chunk is an empty data chunk, as in a file.
     private mutating func measureStreamData(at body: Int64, size: UInt64, size32: UInt32) throws(WAVError) {
-        let declaresNothing =
+        var streaming =
             !isWave64 && Self.streamingDataSizes.contains(size32) && (size32 != 0xFFFF_FFFF || ds64 == nil)
-        var streaming = declaresNothing
         if streaming && size32 == 0 { streaming = try !chunkFollows(at: body) }
-        if streaming {
-            lengthIsKnown = false
-            dataByteCount = fileSize - body
-        } else {
-            dataByteCount = Int64(clamping: size)
+        lengthIsKnown = !streaming
+        dataByteCount = streaming ? fileSize - body : Int64(clamping: size)
+        // A stream that ends before its first whole frame holds no audio: say so now, as for a file, rather than play
+        // nothing. (This waits for the producer's first frame, as playing would.)
+        if dataByteCount > 0, let format,
+            try reader.bytes(at: body, count: format.blockAlign).count < format.blockAlign
+        {
+            lengthIsKnown = true
+            dataByteCount = 0
         }
     }
 

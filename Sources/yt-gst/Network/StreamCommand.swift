@@ -103,11 +103,13 @@ struct StreamCommand {
             let pipeline = try makePipeline(plan, feeders: feeders)
             try writeSDP(plan)
             // Unknown while a pipe's header does not say how long it is.
-            let total = feeders.allSatisfy(\.file.lengthIsKnown) ? feeders.reduce(ClockTime.zero) {
-                ClockTime(
-                    nanoseconds: $0.nanoseconds
-                        + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
-            } : nil
+            let total =
+                feeders.allSatisfy(\.file.lengthIsKnown)
+                ? feeders.reduce(ClockTime.zero) {
+                    ClockTime(
+                        nanoseconds: $0.nanoseconds
+                            + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
+                } : nil
             let label =
                 (files.count == 1 ? files[0] : "\(feeders.count) files") + " → \(destination) (\(plan.formatName))"
             let pipes = feeders.filter(\.file.isStream)

@@ -390,7 +390,8 @@ final class PlaybackSession {
         let snapshot = PlaybackSnapshot(
             state: state == .paused ? "paused" : state == .playing ? "playing" : "\(state)", file: now.segment.path,
             index: now.segment.position % max(order.count, 1), count: order.count, position: now.fileTime.seconds,
-            duration: now.segment.lengthIsKnown ? now.segment.duration.seconds : 0, volume: volume, muted: muted, rate: rate, loopA: loopA?.seconds,
+            duration: now.segment.lengthIsKnown ? now.segment.duration.seconds : 0, volume: volume, muted: muted,
+            rate: rate, loopA: loopA?.seconds,
             loopB: loopB?.seconds, levels: levels)
         if jsonStatus {
             Terminal.write(StatusView.json(snapshot) + "\n")
