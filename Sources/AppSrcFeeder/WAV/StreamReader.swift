@@ -7,7 +7,8 @@ import Synchronization
 /// The parser and the feeder need no second code path: reads ask for offsets as they do on a file, and this reader
 /// serves them from the stream in order. It keeps the last `keptLimit` bytes read by small reads (the parser's 4 KiB
 /// window, its metadata reads and its one-byte step back over a missing pad byte), so those can be read again; a
-/// read ahead of the stream reads and drops the bytes in between (a chunk before the audio, `--start`); a large read
+/// read ahead of the stream reads the bytes in between, keeping only the last of them (a chunk before the audio,
+/// `--start`); a large read
 /// (the feeder's chunks) goes from the stream straight into the caller's buffer and keeps nothing. Memory therefore
 /// stays at most `keptLimit` plus one scratch buffer, whatever the stream's length. Reading back past the kept
 /// bytes throws `.notSeekable`.
@@ -108,16 +109,15 @@ public final class StreamReader: ByteReader {
         return done + got
     }
 
-    /// Reads and drops the bytes up to `offset`; false when the stream ends first.
+    /// Reads the bytes up to `offset`, keeping only the last `keptLimit` of them (the parser may step back one byte
+    /// over a missing pad byte); false when the stream ends first.
     private func skip(to offset: Int64, state: inout State) throws(WAVError) -> Bool {
-        state.kept = []
-        state.keptStart = state.position
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.largeRead, alignment: 1)
         defer { scratch.deallocate() }
         while state.position < offset {
             let count = Int(min(Int64(scratch.count), offset - state.position))
             let got = try fill(UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count]), state: &state)
-            state.keptStart = state.position
+            keep(UnsafeRawBufferPointer(rebasing: scratch[0..<got]), state: &state)
             if got < count { break }
         }
         return state.position == offset

@@ -256,7 +256,9 @@ struct WAVParser {
         case .fmt:
             try readFormat(at: body, size: size, available: available, chunkOffset: chunk.offset)
         case .fact where fits && size >= 4 && factFrames == nil:
-            let value = byteOrder.uint32(try reader.bytes(at: body, count: 4), at: 0)
+            let bytes = try reader.bytes(at: body, count: 4)
+            guard bytes.count == 4 else { break }  // a stream that ended inside it
+            let value = byteOrder.uint32(bytes, at: 0)
             factFrames = Int64(clamping: value == 0xFFFF_FFFF ? ds64?.sampleCount ?? UInt64(value) : UInt64(value))
         case .data where dataOffset == nil:
             dataOffset = body
@@ -310,6 +312,9 @@ struct WAVParser {
                 .truncatedHeader, "fmt chunk declares \(size) bytes but only \(available) are left in the file")
         }
         let bytes = try reader.bytes(at: body, count: Int(min(size, UInt64(HeaderReader.maxRead))))
+        guard bytes.count == Int(min(size, UInt64(HeaderReader.maxRead))) else {
+            throw WAVError(.truncatedHeader, "the stream ends inside the fmt chunk (\(bytes.count) of \(size) bytes)")
+        }
         format = try WAVFormat(fmtChunk: bytes, declaredSize: size, byteOrder: byteOrder, warnings: &warnings)
     }
 
@@ -319,6 +324,10 @@ struct WAVParser {
             return
         }
         let bytes = try reader.bytes(at: body, count: Int(min(size, UInt64(HeaderReader.maxRead))))
+        guard bytes.count >= 24 else {
+            warnings.append("ds64 chunk is cut off by the end of the stream; ignored")
+            return
+        }
         ds64 = DS64(bytes, byteOrder: byteOrder)
     }
 
@@ -386,16 +395,17 @@ struct WAVParser {
         var streaming =
             !isWave64 && Self.streamingDataSizes.contains(size32) && (size32 != 0xFFFF_FFFF || ds64 == nil)
         if streaming && size32 == 0 { streaming = try !chunkFollows(at: body) }
-        lengthIsKnown = !streaming
-        dataByteCount = streaming ? fileSize - body : Int64(clamping: size)
         // A stream that ends before its first whole frame holds no audio: say so now, as for a file, rather than play
-        // nothing. (This waits for the producer's first frame, as playing would.)
-        if dataByteCount > 0, let format,
-            try reader.bytes(at: body, count: format.blockAlign).count < format.blockAlign
-        {
-            lengthIsKnown = true
+        // nothing. (This waits for the producer's first frame, as playing would, and may show where the stream ends.)
+        let frame = format?.blockAlign ?? 1
+        guard try reader.bytes(at: body, count: frame).count == frame else {
             dataByteCount = 0
+            return
         }
+        // The walk may have seen the stream end already (a short stream within the header window): then it is known.
+        lengthIsKnown = !streaming || fileSize != reader.reader.size
+        // A declared size is the most a stream plays (it may end sooner): within its end when that is known.
+        dataByteCount = streaming ? fileSize - body : Int64(clamping: min(size, UInt64(fileSize - body)))
     }
 
     /// Whether a plausible chunk header (printable id, size within the file) starts at `offset`.
