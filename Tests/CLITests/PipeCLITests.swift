@@ -79,6 +79,17 @@ import Testing
         #expect(try audio(path("out.wav")) == Array(audio(file).prefix((100_003 - 44) / 4 * 4)))
     }
 
+    /// Standard input redirected from a file is a file: read by offset, so it may seek (--start here).
+    @Test func dashRedirectedFromAFileIsReadAsAFile() throws {
+        defer { Paths.removeScratch(dir) }
+        let file = try input()
+        let r = try shell("$Y play - -q --start 1 --sink \"wavenc ! filesink location=$D/out.wav\" < '\(file)'")
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        #expect(try audio(path("out.wav")) == Array(audio(file).suffix(44_100 * 4)))
+        let info = try shell("$Y info --json - < '\(file)'")
+        #expect(info.stdout.contains("\"stream\": false"), "\(info.stdout)")
+    }
+
     @Test func infoDashDescribesTheStream() throws {
         defer { Paths.removeScratch(dir) }
         let file = try input()

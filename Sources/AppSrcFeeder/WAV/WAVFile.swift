@@ -78,14 +78,15 @@ public struct WAVFile: Sendable {
     /// Opens `path` and parses it; the returned reader is the one to read the samples with.
     ///
     /// "-" is standard input, and it, a FIFO or a character device is read as a stream (`StreamReader`); anything
-    /// else must be a regular file (`FileReader`).
+    /// else must be a regular file (`FileReader`), as is standard input redirected from one (`< song.wav`), which
+    /// can then seek.
     /// - Throws: `WAVError` of kind `.cannotOpen`, or any error of `init(reader:)`.
     public static func open(path: String) throws(WAVError) -> (file: WAVFile, reader: any ByteReader) {
         let reader: any ByteReader
         if DescriptorStream.isStream(path: path) {
             reader = StreamReader(path == "-" ? try DescriptorStream.standardInput() : try DescriptorStream(path: path))
         } else {
-            reader = try FileReader(path: path)
+            reader = try FileReader(path: path == "-" ? "/dev/stdin" : path)
         }
         return (try WAVFile(reader: reader), reader)
     }
