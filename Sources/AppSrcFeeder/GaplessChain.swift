@@ -298,7 +298,14 @@ public final class GaplessChain: Feeder, Sendable {
             switch upcoming {
             case nil, .opening?:
                 return  // after a seek the appsrc asks again; a file being opened is fed by the worker
-            case .ready(let opened)?:
+            case .ready(var opened)?:
+                // Opened ahead at the end the header promised; a pipe (or a file that shrank) ended elsewhere.
+                if opened.segment.streamStart != feeder.endTime,
+                    let moved = opened.feeder.moved(toStreamStart: feeder.endTime)
+                {
+                    opened = Opened(feeder: moved, segment: opened.segment)
+                    opened.segment.streamStart = feeder.endTime
+                }
                 switch takeOver(opened, appSource: appSource, after: generation) {
                 case .switched: continue
                 case .superseded: return

@@ -36,6 +36,8 @@ public final class WAVFeeder: Feeder, Sendable {
     /// Which units are fed and where they sit in the stream.
     public let window: FeedWindow
     private let reader: any ByteReader
+    /// The chunking asked for (nil: the default), to make the same feeder at another place in the stream.
+    private let chunkMilliseconds: Int?
     private let progress = Mutex(Progress())
     /// Units per chunk when no sink synchronises: set with the default chunking only (nil when the caller chose).
     private let unsynchronizedChunkUnits: Int64?
@@ -49,6 +51,8 @@ public final class WAVFeeder: Feeder, Sendable {
         var full = false
         /// The file's tags have gone out (once, before the first buffer).
         var tagsSent = false
+        /// Where the units ran out before the window's end (a pipe's end, a file that shrank): the real end.
+        var endedAt: Int64?
     }
 
     /// Opens `path` and prepares to feed it.
@@ -99,6 +103,7 @@ public final class WAVFeeder: Feeder, Sendable {
         }
         self.file = file
         self.reader = reader
+        self.chunkMilliseconds = chunkMilliseconds
         self.displayName = name
         self.plan = plan
         self.unsynchronizedChunkUnits =
@@ -116,8 +121,17 @@ public final class WAVFeeder: Feeder, Sendable {
     /// Stream time of the first unit fed.
     public var startTime: ClockTime { streamTime(ofUnit: units.lowerBound) }
 
-    /// Stream time just after the last unit fed.
-    public var endTime: ClockTime { streamTime(ofUnit: units.upperBound) }
+    /// Stream time just after the last unit fed: the window's end, or where the units ran out once they have (a
+    /// pipe whose length the header did not give ends where the pipe does).
+    public var endTime: ClockTime { streamTime(ofUnit: progress.withLock { $0.endedAt } ?? units.upperBound) }
+
+    /// The same file, chunking and window, placed at stream time `streamStart`: the file that follows a pipe is
+    /// opened ahead at the end its header promised and moved to where the pipe really ended.
+    func moved(toStreamStart streamStart: ClockTime) -> WAVFeeder? {
+        try? WAVFeeder(
+            file: file, reader: reader, name: displayName, chunkMilliseconds: chunkMilliseconds, buffers: buffers,
+            window: FeedWindow(start: window.start, end: window.end, streamStart: streamStart))
+    }
 
     /// The file's whole length (not just the window).
     public var endOfFile: ClockTime { ClockTime(nanoseconds: plan.nanoseconds(atUnit: plan.totalUnits) ?? 0) }
@@ -128,7 +142,9 @@ public final class WAVFeeder: Feeder, Sendable {
         let own = plan.nanoseconds(atUnit: index) ?? 0
         guard let start = window.streamStart else { return ClockTime(nanoseconds: own) }
         let first = plan.nanoseconds(atUnit: units.lowerBound) ?? 0
-        return ClockTime(nanoseconds: start.nanoseconds + (own >= first ? own - first : 0))
+        // Saturating: a pipe of unknown length ends at "never" (UInt64.max) until it really ends.
+        let (sum, overflow) = start.nanoseconds.addingReportingOverflow(own >= first ? own - first : 0)
+        return ClockTime(nanoseconds: overflow ? .max : sum)
     }
 
     /// The time in the file that stream time `time` stands for (the inverse of `streamTime(ofUnit:)`).
@@ -301,7 +317,10 @@ public final class WAVFeeder: Feeder, Sendable {
             if unitsRead < chunk.count {
                 // The file shrank while playing (to nothing, even): what was there has been pushed; end here, rather
                 // than leave an appsrc that got nothing waiting for data forever.
-                progress.withLock { $0.nextUnit = plan.totalUnits }
+                progress.withLock { state in
+                    state.nextUnit = plan.totalUnits
+                    state.endedAt = chunk.lowerBound + Int64(unitsRead)
+                }
                 return .fileEnded
             }
             return result == .ok ? .pushed : .stopped

@@ -55,6 +55,22 @@ import Testing
         #expect(try audio(path("out.wav")) == audio(file))
     }
 
+    /// A pipe whose header gives no length, then a file: the file follows where the pipe really ended, gaplessly
+    /// (opened ahead at "never", it is moved to the pipe's end), and in real time (a sink that syncs) it takes the
+    /// two durations, not forever.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/sox"), "needs sox"))
+    func aFileAfterAStreamingHeaderPipeFollowsWhereThePipeEnded() throws {
+        defer { Paths.removeScratch(dir) }
+        let file = try input(seconds: 0.5)
+        let pipe = "sox -D -n -r 44100 -c 2 -b 16 -t wav - synth 0.5 sine 997 2>/dev/null | tee $D/sent.wav"
+        let r = try shell(
+            "\(pipe) | $Y play - '\(file)' -q --sink \"identity sync=true ! wavenc ! filesink location=$D/out.wav\"",
+            timeout: 10)
+        #expect(r.status == 0 && r.stderr.isEmpty && r.seconds < 5, "\(r.seconds) s: \(r.stderr)")
+        let sent = Array(try Data(contentsOf: URL(fileURLWithPath: path("sent.wav"))))
+        #expect(try audio(path("out.wav")) == Array(sent[44...]) + audio(file))
+    }
+
     /// A producer that trickles: pieces of 997 bytes with pauses, the header itself split; no error, every byte.
     @Test func slowProducerPlaysWithoutError() throws {
         defer { Paths.removeScratch(dir) }
