@@ -128,6 +128,29 @@ struct StreamReaderTests {
         #expect(collected.bytes == Array(bytes[44...]))
     }
 
+    /// A pipe whose header gives no length, then a file, through one appsrc: the file is opened ahead at the end
+    /// the header promised ("never") and must be moved to where the pipe really ended, so the timestamps run on
+    /// without a gap or a jump.
+    @Test func aFileAfterAStreamOfUnknownLengthContinuesItsTimestamps() throws {
+        Gst.initialize()
+        let format = WAVBuilder.Chunk.fmt(channels: 2, rate: 44_100, bits: 16)
+        let pipe = WAVBuilder(chunks: [format, .data(frames: 22_050, blockAlign: 4).declaring(0xFFFF_FFFF)]).bytes()
+        let file = WAVBuilder(chunks: [format, .data(frames: 11_025, blockAlign: 4)]).bytes()
+        let chain = GaplessChain(order: PlayOrder(files: ["-", "file"]), settings: .init(chunkMilliseconds: 100)) {
+            path, settings, window in
+            let reader: any ByteReader =
+                path == "-" ? StreamReader(MemoryStream(pipe, pieceSize: 1000)) : MemoryReader(file)
+            return try WAVFeeder(
+                file: try WAVFile(reader: reader), reader: reader, name: path,
+                chunkMilliseconds: settings.chunkMilliseconds, buffers: settings.buffers, window: window)
+        }
+        #expect(chain.prepare(at: 0))
+        let collected = try Harness.collect(chain, launch: "appsrc name=src ! appsink name=sink sync=false")
+        #expect(collected.bytes == Array(pipe[44...]) + Array(file[44...]))
+        let stamps = collected.timestamps.map { $0?.nanoseconds ?? .max }
+        #expect(stamps.first == 0 && zip(stamps, stamps.dropFirst()).allSatisfy { $1 - $0 == 100_000_000 }, "\(stamps)")
+    }
+
     /// The audio a feeder would read: from the data's start in 64 KiB reads until the stream (or data) ends.
     static func audio(_ file: WAVFile, _ reader: some ByteReader) throws -> [UInt8] {
         var out: [UInt8] = []
