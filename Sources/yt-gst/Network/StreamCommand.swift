@@ -48,6 +48,10 @@ struct StreamCommand {
               arecord -f cd | yt-gst stream - --to rtp://192.168.1.20:5004
             """)
 
+    /// Buffers read from a pipe: short, since a live pipe's are sent as they arrive (200 ms bursts lost packets in a
+    /// receiver's 50 ms jitter buffer, 1 run in 4 of `StreamingTests.livePipeStreamsBitExact`).
+    static let pipeChunkMilliseconds = 20
+
     var files: [String]
     var destination: StreamURL
     var codec: NetworkCodec?
@@ -130,7 +134,12 @@ struct StreamCommand {
         var anyFailed = false
         for file in files {
             do {
-                let feeder = try WAVFeeder(path: file)
+                // A pipe may be live, and then each buffer goes out as soon as it is read (see StreamSession's
+                // pacing): 20 ms buffers keep those bursts, and the latency, within a receiver's 50 ms jitter buffer.
+                let feeder =
+                    DescriptorStream.isStream(path: file)
+                    ? try WAVFeeder(path: file, chunkMilliseconds: Self.pipeChunkMilliseconds, buffers: 10)
+                    : try WAVFeeder(path: file)
                 if !quiet {
                     for warning in feeder.file.warnings { Terminal.error("yt-gst: \(file): warning: \(warning)") }
                 }
