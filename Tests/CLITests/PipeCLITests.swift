@@ -86,6 +86,16 @@ import Testing
         #expect(try audio(path("out.wav")) == audio(file))
     }
 
+    /// --start and --end on a pipe: the feeder reads up to the start and drops it, and stops at the end.
+    @Test func startAndEndOnAPipeReadForwardToThem() throws {
+        defer { Paths.removeScratch(dir) }
+        let file = try input()
+        let r = try shell(
+            "cat '\(file)' | $Y play - -q --start 1 --end 1.5 --sink \"wavenc ! filesink location=$D/out.wav\"")
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        #expect(try audio(path("out.wav")) == Array(audio(file)[(44_100 * 4)..<(66_150 * 4)]))
+    }
+
     /// A stream cut off mid-frame (the producer died): the whole frames that came play, then a clean end.
     @Test func truncatedPipeEndsCleanly() throws {
         defer { Paths.removeScratch(dir) }
