@@ -31,7 +31,9 @@ struct PaddedReader: ByteReader {
 func exercise(_ file: WAVFile) {
     let format = file.format
     precondition(file.dataOffset >= 0 && file.dataByteCount >= 0, "negative data range")
-    precondition(file.dataOffset + file.dataByteCount <= file.fileSize, "data range runs past the end of the file")
+    precondition(
+        file.dataOffset.addingReportingOverflow(file.dataByteCount).overflow == false
+            && file.dataOffset + file.dataByteCount <= file.fileSize, "data range runs past the end of the file")
     precondition(format.channels >= 1 && format.sampleRate >= 1 && format.blockAlign >= 1, "unchecked format")
     precondition(file.frameCount >= 0, "negative frame count")
     _ = file.durationSeconds
@@ -53,6 +55,36 @@ func exercise(_ file: WAVFile) {
     try? file.requirePlayableRaw()
 }
 
+/// Parses `bytes` as a pipe delivers them (forward only, in pieces of `pieceSize`), then reads the audio forward as
+/// the feeder does, to the end of the stream: the parser must never read back past what a `StreamReader` keeps
+/// (`.notSeekable` is a finding), and memory stays bounded whatever the header declares.
+func exerciseStream(_ bytes: [UInt8], pieceSize: Int) {
+    let reader = StreamReader(MemoryStream(bytes, pieceSize: pieceSize))
+    let file: WAVFile
+    do {
+        file = try WAVFile(reader: reader)
+    } catch {
+        precondition(error.kind != .notSeekable, "the parser read back on a stream: \(error)")
+        return
+    }
+    precondition(file.isStream && file.chunks.allSatisfy { $0.offset < file.dataOffset }, "walked past the audio")
+    exercise(file)
+    var offset = file.dataOffset
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while offset < file.dataOffset + file.dataByteCount {
+        let count = Int(min(Int64(chunk.count), file.dataOffset + file.dataByteCount - offset))
+        let got = chunk.withUnsafeMutableBytes { buffer in
+            Result { () throws(WAVError) -> Int in
+                try reader.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+        }
+        guard case .success(let n) = got else { preconditionFailure("reading the audio of a stream failed: \(got)") }
+        offset += Int64(n)
+        if n < count { break }
+    }
+    precondition(reader.position <= Int64(bytes.count), "read past the stream")
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -64,5 +96,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } else if let file = try? WAVFile(reader: PaddedReader(bytes: bytes, paddedSize: 1 << 36)) {
         exercise(file)
     }
+    // And as a pipe delivers it: forward only, in pieces of 1 to 61 bytes (short reads everywhere).
+    exerciseStream(bytes, pieceSize: size % 61 + 1)
     return 0
 }

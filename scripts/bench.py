@@ -25,6 +25,7 @@ import math
 import os
 import platform
 import shutil
+import shlex
 import signal
 import statistics
 import struct
@@ -359,7 +360,8 @@ def main():
     p.add_argument("--quick", action="store_true", help="small files, 1 round: proves the benchmark works")
     p.add_argument("--latency", default="", help="the figure from scripts/measure-latency.sh, or why there is none")
     p.add_argument("--only", default="feed,start-up,real-time,tail",
-                   help="comma-separated groups to run: feed (speed, RSS, growth), start-up, real-time, tail")
+                   help="comma-separated groups to run: feed (speed, RSS, growth), start-up, real-time, tail; "
+                   "pipes (play - from a pipe against play FILE and gst-launch fdsrc ! wavparse: not in the default)")
     p.add_argument("--multiroom", action="store_true",
                    help="only the multi-room rows: yt-gst and Snapcast in scripts/multiroom-lab.py (see multiroom())")
     p.add_argument("--multiroom-scenarios", default=",".join(MULTIROOM_SCENARIOS),
@@ -403,6 +405,20 @@ def main():
                 Program(f"yt-gst {WAVPARSE_CHUNK_MS} ms", yt_play(f, FEED_DOWNSTREAM, "--chunk-ms",
                                                                    str(WAVPARSE_CHUNK_MS)), sink, verify=out),
                 Program("gst-launch", ref_launch(f, FEED_DOWNSTREAM), sink, verify=out)]
+
+    def yt_pipe(f, downstream):
+        """`cat FILE | yt-gst play -`: the feeder reads a pipe (the figures include cat, the price of a pipe)."""
+        return lambda sink: ["/bin/sh", "-c", f"cat {shlex.quote(f)} | exec {shlex.quote(yt)} play - -q --pipeline "
+                             + shlex.quote(f"appsrc name=src ! {downstream.format(sink=sink)}")]
+
+    def pipe_programs(f, seconds):
+        """yt-gst from a pipe, from the path, and gst-launch's fdsrc ! wavparse from the same kind of pipe."""
+        sink, out = "fakesink sync=false", (seconds, 4)
+        ref = lambda sink: ["/bin/sh", "-c", f"cat {shlex.quote(f)} | exec gst-launch-1.0 -q fdsrc fd=0 ! wavparse ! "
+                            + FEED_DOWNSTREAM.format(sink=sink)]
+        return [Program("yt-gst pipe", yt_pipe(f, FEED_DOWNSTREAM), sink, verify=out),
+                Program("yt-gst path", yt_play(f, FEED_DOWNSTREAM), sink, verify=out),
+                Program("gst-launch fdsrc", ref, sink, verify=out)]
 
     def file_programs(f, seconds, sync):
         """yt-gst and gst-launch into a filesink whose file is checked after every run."""
@@ -449,6 +465,10 @@ def main():
                                       pulse_programs(shortf, short_s))
     tail, tail_failed = group("tail", "tail", file_programs(minf, minute_s, True), minute_s, True,
                               file_programs(shortf, short_s, True))
+    pipes, pipes_failed = group("pipes", "pipes", pipe_programs(longf, long_s), long_s, False,
+                                pipe_programs(shortf, short_s))
+    pipes_min, pipes_min_failed = group("pipes-short", "pipes", pipe_programs(minf, minute_s), minute_s, False,
+                                        pipe_programs(shortf, short_s))
     print()
 
     rows = []
@@ -499,6 +519,23 @@ def main():
             tail_ref = med([r[-1].wall - minute_s for r in tail]) * 1000
             rows.append(("tail", f"wall − {minute_s} s, {minute_name} → filesink sync=true", f"{tail_yt:.1f} ms",
                          f"{tail_ref:.1f} ms", "-", "≤ 50 ms", "PASS" if tail_yt <= 50 else "FAIL"))
+
+    if pipes or pipes_failed:
+        ratio_row("pipe feed speed", f"wall, cat {long_name} into play - against play FILE", pipes, pipes_failed, wall,
+                  "ms", 1000, None, b=1)
+        ratio_row("pipe CPU", "user+sys of the same runs (cat included)", pipes, pipes_failed, cpu, "ms", 1000, None,
+                  b=1)
+        ratio_row("pipe peak RSS", "the same runs", pipes, pipes_failed, rss, "MB", 1 / 1024, 1.1, b=1)
+        ratio_row("pipe feed speed", "wall, against cat into gst-launch fdsrc ! wavparse", pipes, pipes_failed, wall,
+                  "ms", 1000, None, b=2)
+        if pipes_failed or pipes_min_failed or not pipes_min:
+            rows.append(("pipe RSS growth", f"peak RSS {long_name} − {minute_name} from a pipe", "-", "-", "-",
+                         "≤ 1 MB", "FAIL (a run failed, see above)"))
+        else:
+            growth = med([l[0].rss_kb - s[0].rss_kb for l, s in zip(pipes, pipes_min)]) / 1024
+            growth_ref = med([l[-1].rss_kb - s[-1].rss_kb for l, s in zip(pipes, pipes_min)]) / 1024
+            rows.append(("pipe RSS growth", f"peak RSS {long_name} − {minute_name} from a pipe", f"{growth:+.2f} MB",
+                         f"{growth_ref:+.2f} MB", "-", "≤ 1 MB", "PASS" if growth <= 1.0 else "FAIL"))
 
     header = ("figure", "measured as", "yt-gst (median)", "reference (median)", "ratio (median of rounds)", "target",
               "result")

@@ -66,6 +66,11 @@ public final class GaplessChain: Feeder, Sendable {
         public var duration: ClockTime
         /// The header warnings of the file, shown once when it starts.
         public var warnings: [String]
+        /// Read from a pipe (`WAVFile.isStream`): it cannot seek or play again.
+        public var isStream: Bool = false
+        /// Whether `duration` is the file's length; false for a pipe whose header does not say (`duration` is then
+        /// only a bound).
+        public var lengthIsKnown: Bool = true
     }
 
     /// Why the chain has nothing more to feed.
@@ -162,6 +167,14 @@ public final class GaplessChain: Feeder, Sendable {
             state.withLock { $0.ending = ending }
             return false
         }
+    }
+
+    /// Ends reads waiting on a pipe (`WAVFeeder.stopReading()`) of the current file and of the one opened next, so
+    /// that the pipeline can stop however quiet the producer is. Call it before stopping the pipeline.
+    public func stopReading() {
+        let (current, upcoming) = state.withLock { ($0.current, $0.upcoming) }
+        current?.stopReading()
+        if case .ready(let opened) = upcoming { opened.feeder.stopReading() }
     }
 
     /// The first file's decoder needs (the pipeline is built for them): `WAVFeeder.needsDecoder` and `decoder`.
@@ -285,7 +298,14 @@ public final class GaplessChain: Feeder, Sendable {
             switch upcoming {
             case nil, .opening?:
                 return  // after a seek the appsrc asks again; a file being opened is fed by the worker
-            case .ready(let opened)?:
+            case .ready(var opened)?:
+                // Opened ahead at the end the header promised; a pipe (or a file that shrank) ended elsewhere.
+                if opened.segment.streamStart != feeder.endTime,
+                    let moved = opened.feeder.moved(toStreamStart: feeder.endTime)
+                {
+                    opened = Opened(feeder: moved, segment: opened.segment)
+                    opened.segment.streamStart = feeder.endTime
+                }
                 switch takeOver(opened, appSource: appSource, after: generation) {
                 case .switched: continue
                 case .superseded: return
@@ -392,7 +412,8 @@ public final class GaplessChain: Feeder, Sendable {
                     let segment = Segment(
                         position: position, path: path, streamStart: streamStart ?? feeder.startTime,
                         fileStart: ClockTime(nanoseconds: feeder.fileTime(ofStream: feeder.startTime)),
-                        duration: feeder.endOfFile, warnings: feeder.file.warnings)
+                        duration: feeder.endOfFile, warnings: feeder.file.warnings, isStream: feeder.file.isStream,
+                        lengthIsKnown: feeder.file.lengthIsKnown)
                     return .found(Opened(feeder: feeder, segment: segment))
                 }
                 skippedEmpty = true

@@ -36,6 +36,8 @@ public final class WAVFeeder: Feeder, Sendable {
     /// Which units are fed and where they sit in the stream.
     public let window: FeedWindow
     private let reader: any ByteReader
+    /// The chunking asked for (nil: the default), to make the same feeder at another place in the stream.
+    private let chunkMilliseconds: Int?
     private let progress = Mutex(Progress())
     /// Units per chunk when no sink synchronises: set with the default chunking only (nil when the caller chose).
     private let unsynchronizedChunkUnits: Int64?
@@ -49,6 +51,8 @@ public final class WAVFeeder: Feeder, Sendable {
         var full = false
         /// The file's tags have gone out (once, before the first buffer).
         var tagsSent = false
+        /// Where the units ran out before the window's end (a pipe's end, a file that shrank): the real end.
+        var endedAt: Int64?
     }
 
     /// Opens `path` and prepares to feed it.
@@ -99,6 +103,7 @@ public final class WAVFeeder: Feeder, Sendable {
         }
         self.file = file
         self.reader = reader
+        self.chunkMilliseconds = chunkMilliseconds
         self.displayName = name
         self.plan = plan
         self.unsynchronizedChunkUnits =
@@ -116,8 +121,17 @@ public final class WAVFeeder: Feeder, Sendable {
     /// Stream time of the first unit fed.
     public var startTime: ClockTime { streamTime(ofUnit: units.lowerBound) }
 
-    /// Stream time just after the last unit fed.
-    public var endTime: ClockTime { streamTime(ofUnit: units.upperBound) }
+    /// Stream time just after the last unit fed: the window's end, or where the units ran out once they have (a
+    /// pipe whose length the header did not give ends where the pipe does).
+    public var endTime: ClockTime { streamTime(ofUnit: progress.withLock { $0.endedAt } ?? units.upperBound) }
+
+    /// The same file, chunking and window, placed at stream time `streamStart`: the file that follows a pipe is
+    /// opened ahead at the end its header promised and moved to where the pipe really ended.
+    func moved(toStreamStart streamStart: ClockTime) -> WAVFeeder? {
+        try? WAVFeeder(
+            file: file, reader: reader, name: displayName, chunkMilliseconds: chunkMilliseconds, buffers: buffers,
+            window: FeedWindow(start: window.start, end: window.end, streamStart: streamStart))
+    }
 
     /// The file's whole length (not just the window).
     public var endOfFile: ClockTime { ClockTime(nanoseconds: plan.nanoseconds(atUnit: plan.totalUnits) ?? 0) }
@@ -128,7 +142,9 @@ public final class WAVFeeder: Feeder, Sendable {
         let own = plan.nanoseconds(atUnit: index) ?? 0
         guard let start = window.streamStart else { return ClockTime(nanoseconds: own) }
         let first = plan.nanoseconds(atUnit: units.lowerBound) ?? 0
-        return ClockTime(nanoseconds: start.nanoseconds + (own >= first ? own - first : 0))
+        // Saturating: a pipe of unknown length ends at "never" (UInt64.max) until it really ends.
+        let (sum, overflow) = start.nanoseconds.addingReportingOverflow(own >= first ? own - first : 0)
+        return ClockTime(nanoseconds: overflow ? .max : sum)
     }
 
     /// The time in the file that stream time `time` stands for (the inverse of `streamTime(ofUnit:)`).
@@ -171,7 +187,7 @@ public final class WAVFeeder: Feeder, Sendable {
     /// Configures the appsrc for this file and installs the callbacks that feed it; the stream ends after the last
     /// unit.
     public func attach(to appSource: any AppSourceProtocol) throws(GstError) {
-        try configure(appSource, announcingDuration: file.frameCount > 0)
+        try configure(appSource, announcingDuration: file.lengthIsKnown && file.frameCount > 0)
         appSource.setCallbacks(
             AppSourceCallbacks(
                 needData: { [self] source, _ in if feed(source) == .finished { source.endOfStream() } },
@@ -195,11 +211,27 @@ public final class WAVFeeder: Feeder, Sendable {
     }
 
     /// Moves the next chunk to the unit at stream time `time` (clamped to the window).
+    ///
+    /// A stream (a pipe) cannot move: it takes only a seek to where it already is (the one the appsrc makes as it
+    /// starts) and refuses any other.
     func seek(to time: ClockTime) -> Bool {
         let units = self.units
         let unit = min(max(plan.unit(atNanoseconds: fileTime(ofStream: time)), units.lowerBound), units.upperBound)
-        progress.withLock { $0 = Progress(nextUnit: unit, tagsSent: $0.tagsSent) }
-        return true
+        return progress.withLock { state in
+            if file.isStream && unit != state.nextUnit { return false }
+            state = Progress(nextUnit: unit, tagsSent: state.tagsSent)
+            return true
+        }
+    }
+
+    /// Reads of a pipe that had to wait for its producer (`StreamReader.producerWaits`); 0 for a file. A count that
+    /// keeps growing means a live producer (`arecord`) paces the audio, not the reader.
+    public var producerWaits: Int { (reader as? StreamReader)?.producerWaits ?? 0 }
+
+    /// Wakes and ends a read waiting on a pipe whose producer has gone quiet, so that the pipeline can stop; a file
+    /// needs nothing. Call it before stopping the pipeline (from any thread); the feeder then feeds no more.
+    public func stopReading() {
+        (reader as? StreamReader)?.cancel()
     }
 
     // MARK: Feeding
@@ -285,7 +317,10 @@ public final class WAVFeeder: Feeder, Sendable {
             if unitsRead < chunk.count {
                 // The file shrank while playing (to nothing, even): what was there has been pushed; end here, rather
                 // than leave an appsrc that got nothing waiting for data forever.
-                progress.withLock { $0.nextUnit = plan.totalUnits }
+                progress.withLock { state in
+                    state.nextUnit = plan.totalUnits
+                    state.endedAt = chunk.lowerBound + Int64(unitsRead)
+                }
                 return .fileEnded
             }
             return result == .ok ? .pushed : .stopped

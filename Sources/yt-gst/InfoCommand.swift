@@ -22,6 +22,7 @@ struct InfoCommand {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard !arguments.operands.isEmpty else { throw UsageError("no file given") }
         files = arguments.operands
+        try StandardInput.check(files, command: "info")
         json = arguments.flags.contains("json")
     }
 
@@ -63,9 +64,16 @@ struct InfoCommand {
             format.validBits == format.bitsPerSample
                 ? "\(format.bitsPerSample)" : "\(format.validBits) valid in \(format.bitsPerSample)")
         field("block align", "\(format.blockAlign)")
-        field("frames", "\(wav.frameCount)")
-        field("duration", Self.duration(wav.durationSeconds))
-        field("data", "\(wav.dataByteCount) bytes at offset \(wav.dataOffset)")
+        if wav.lengthIsKnown {
+            field("frames", "\(wav.frameCount)")
+            field("duration", Self.duration(wav.durationSeconds))
+            field("data", "\(wav.dataByteCount) bytes at offset \(wav.dataOffset)")
+        } else {
+            field("frames", "unknown (a streaming header: the audio runs to the end of the stream)")
+            field("duration", "unknown")
+            field("data", "to the end of the stream, from offset \(wav.dataOffset)")
+        }
+        if wav.isStream { field("stream", "read from a pipe: forward only; chunks after the data are not read") }
         if let codec = Self.codec(wav) {
             field("codec", codec.summary)
             field("decoder", codec.decoders.isEmpty ? "none installed" : codec.decoders.joined(separator: ", "))
@@ -95,10 +103,11 @@ struct InfoCommand {
             ("bitsPerSample", "\(format.bitsPerSample)"),
             ("validBits", "\(format.validBits)"),
             ("blockAlign", "\(format.blockAlign)"),
-            ("frames", "\(wav.frameCount)"),
-            ("duration", "\(wav.durationSeconds)"),
+            ("frames", wav.lengthIsKnown ? "\(wav.frameCount)" : "null"),
+            ("duration", wav.lengthIsKnown ? "\(wav.durationSeconds)" : "null"),
             ("dataOffset", "\(wav.dataOffset)"),
-            ("dataBytes", "\(wav.dataByteCount)"),
+            ("dataBytes", wav.lengthIsKnown ? "\(wav.dataByteCount)" : "null"),
+            ("stream", wav.isStream ? "true" : "false"),
         ]
         let chunks = wav.chunks.map { chunk in
             JSON.object([("id", JSON.string(chunk.id)), ("offset", "\(chunk.offset)"), ("size", "\(chunk.size)")])

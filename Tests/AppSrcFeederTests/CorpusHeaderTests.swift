@@ -64,7 +64,7 @@ struct CorpusHeaderTests {
     /// Opens a valid PCM/float row and compares everything the manifest knows; nil when it all matches.
     private func checkRaw(_ row: CorpusRow, path: String) throws -> String? {
         let file: WAVFile
-        let reader: FileReader
+        let reader: any ByteReader
         do {
             (file, reader) = try WAVFile.open(path: path)
             try file.requirePlayableRaw()
@@ -92,7 +92,7 @@ struct CorpusHeaderTests {
     /// its valid sibling, decoded by sox), so a reader that finds the data a byte off cannot pass.
     private func judgeInvalid(_ row: CorpusRow, path: String, intact: IntactAudio?) -> InvalidOutcome {
         let file: WAVFile
-        let reader: FileReader
+        let reader: any ByteReader
         do {
             (file, reader) = try WAVFile.open(path: path)
         } catch {

@@ -5,6 +5,7 @@
 import AppSrcFeeder
 import Foundation
 import GstPlayer
+import Synchronization
 import TestSupport
 import Testing
 
@@ -31,32 +32,45 @@ import Testing
 
     /// Feeds `path` through appsrc into an appsink and hashes the samples as little-endian bytes.
     func pcmHash(of path: String) throws -> (sha256: String, frames: Int64) {
-        let feeder = try WAVFeeder(path: path)
+        try pcmHash(of: try WAVFeeder(path: path), name: path)
+    }
+
+    /// Feeds `feeder` (a file's, or a pipe's) through appsrc into an appsink and hashes the samples as little-endian
+    /// bytes of container width.
+    func pcmHash(of feeder: WAVFeeder, name: String) throws -> (sha256: String, frames: Int64) {
         let player = Player(launch: "appsrc name=src ! appsink name=sink sync=false")
         defer { player.stop() }
         try player.play(feeder)
         let sink = try #require(player.pipeline).appSink(named: "sink")
         var hasher = SHA256.Hasher()
         var bytes = 0
-        let format = feeder.file.format
-        let swapWidth =
-            format.byteOrder == .big && format.rawSampleFormat?.hasSuffix("BE") == true ? format.bytesPerSample : 1
-        let narrowWidth = format.rawSampleFormat == "F64LE" && format.encoding == .pcm ? format.bytesPerSample : nil
         let deadline = ContinuousClock.now.advanced(by: .seconds(20))
         while ContinuousClock.now < deadline {
             if let sample = sink.pull(timeout: .milliseconds(20)) {
-                var little = swapWidth > 1 ? Self.swapped(sample.bytes, width: swapWidth) : sample.bytes
-                if let narrowWidth { little = Self.narrowed(little, width: narrowWidth) }
-                little.withUnsafeBytes { hasher.update($0) }
+                Self.containerLittleEndian(sample.bytes, format: feeder.file.format).withUnsafeBytes {
+                    hasher.update($0)
+                }
                 bytes += sample.bytes.count
             } else if sink.isEndOfStream {
                 break
             }
             if case .error(let error)? = player.nextEvent(timeout: .zero) { throw error }
         }
-        #expect(sink.isEndOfStream, "\(path): no end of stream")
+        #expect(sink.isEndOfStream, "\(name): no end of stream")
         let pushedUnitBytes = feeder.chunkBytes / Int(feeder.chunkUnits)
         return (hasher.finalize(), Int64(bytes / pushedUnitBytes))
+    }
+
+    /// Samples as the feeder pushes them (big-endian for RIFX, F64LE for packed 5-7 byte integers), back to the
+    /// manifest's form: little-endian integers of the file's container width.
+    static func containerLittleEndian(_ pushed: [UInt8], format: WAVFormat) -> [UInt8] {
+        let swapWidth =
+            format.byteOrder == .big && format.rawSampleFormat?.hasSuffix("BE") == true ? format.bytesPerSample : 1
+        var little = swapWidth > 1 ? swapped(pushed, width: swapWidth) : pushed
+        if format.rawSampleFormat == "F64LE" && format.encoding == .pcm {
+            little = narrowed(little, width: format.bytesPerSample)
+        }
+        return little
     }
 
     /// F64LE samples widened from packed `width`-byte integers, back to those integers (little-endian).
@@ -98,6 +112,83 @@ import Testing
             tally.add(row.variant, checked: true, passed: passed)
         }
         tally.print(title: "corpus expected_valid=yes PCM/float through appsrc ! appsink")
+    }
+
+    /// The same files through a pipe, at the library level: a `StreamReader` over the file's bytes handed out in
+    /// odd-sized pieces (short reads everywhere), through a real appsrc; the samples must be the manifest's.
+    @Test(.enabled(if: CorpusManifest.shouldRun, Comment(rawValue: CorpusManifest.skipNote)))
+    func validPCMAndFloatArriveBitExactFromAStream() throws {
+        Gst.initialize()
+        var tally = Tally()
+        for row in try CorpusManifest.rows() where row.expectedValid && row.isPCMOrFloat {
+            var passed = false
+            do {
+                let bytes = Array(try Data(contentsOf: row.url))
+                let reader = StreamReader(MemoryStream(bytes, pieceSize: 4093))
+                let file = try WAVFile(reader: reader)
+                #expect(file.isStream, "\(row.path)")
+                let (hash, frames) = try pcmHash(
+                    of: try WAVFeeder(file: file, reader: reader, name: row.path), name: row.path)
+                let hashOK = row.pcmSHA256.isEmpty || hash == row.pcmSHA256
+                passed = hashOK && frames == row.frames
+                #expect(hashOK, "\(row.path): sha256 \(hash) != \(row.pcmSHA256)")
+                #expect(frames == row.frames, "\(row.path): \(frames) frames, manifest says \(row.frames ?? -1)")
+            } catch {
+                Issue.record("\(row.path): \(error)")
+            }
+            tally.add(row.variant, checked: true, passed: passed)
+        }
+        tally.print(title: "corpus expected_valid=yes PCM/float from a stream through appsrc ! appsink")
+    }
+
+    /// The same files through a real pipe into the binary: `cat FILE | yt-gst play - --pipeline '... filesink'`, four
+    /// processes at a time; what reaches the file sink must be the manifest's samples.
+    @Test(.enabled(if: CorpusManifest.shouldRun, Comment(rawValue: CorpusManifest.skipNote)))
+    func validPCMAndFloatPlayBitExactThroughCatIntoPlayDash() throws {
+        let dir = try Paths.makeScratch("corpus-pipe")
+        defer { Paths.removeScratch(dir) }
+        let rows = try CorpusManifest.rows().filter { $0.expectedValid && $0.isPCMOrFloat }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for (index, row) in rows.enumerated() where index % 4 == worker {
+                if let why = Self.playThroughCat(row, output: dir.appendingPathComponent("\(index).raw").path) {
+                    failures.withLock { $0.append("\(row.path): \(why)") }
+                }
+            }
+        }
+        for failure in failures.withLock({ $0 }) { Issue.record(Comment(rawValue: failure)) }
+        print(
+            "corpus expected_valid=yes PCM/float through cat | yt-gst play -: \(rows.count) files,"
+                + " \(failures.withLock { $0.count }) failed")
+        #expect(rows.count > 100)
+    }
+
+    /// Plays `row` through `cat | yt-gst play -` into `output`; nil when the samples are the manifest's.
+    static func playThroughCat(_ row: CorpusRow, output: String) -> String? {
+        do {
+            let (file, _) = try WAVFile.open(path: row.url.path)
+            let r = try Run.run(
+                "/bin/sh",
+                [
+                    "-c", "cat \"$1\" | \"$2\" play - -q --pipeline \"appsrc name=src ! filesink location=$3\"", "sh",
+                    row.url.path, Paths.binary, output,
+                ], timeout: 30)
+            if row.frames == 0 {
+                // As from a path: a file without audio is one line, not silence.
+                return r.saysOneLine(containing: "holds no audio") && r.status == 1
+                    ? nil : "exit \(r.status): \(r.stderr)"
+            }
+            guard r.status == 0 else { return "exit \(r.status): \(r.stderr)" }
+            let pushed = Array(try Data(contentsOf: URL(fileURLWithPath: output)))
+            let samples = containerLittleEndian(pushed, format: file.format)
+            guard samples.count / file.format.blockAlign == Int(row.frames ?? -1) else {
+                return "\(samples.count / file.format.blockAlign) frames, manifest \(row.frames ?? -1)"
+            }
+            let hash = SHA256.hex(samples)
+            return row.pcmSHA256.isEmpty || hash == row.pcmSHA256 ? nil : "sha256 \(hash) != \(row.pcmSHA256)"
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// The launch string compressed files are decoded with: the feeder's decoder goes in by

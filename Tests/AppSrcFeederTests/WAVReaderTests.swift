@@ -475,7 +475,7 @@ struct WAVReaderTests {
         defer { temporary.remove() }
         let path = temporary.path
         let (file, reader) = try WAVFile.open(path: path)
-        #expect(reader.path == path && reader.size == Int64(bytes.count))
+        #expect((reader as? FileReader)?.path == path && reader.size == Int64(bytes.count))
         #expect(file.frameCount == 3 && file.fileSize == Int64(bytes.count))
         var sample = [UInt8](repeating: 0, count: 10)
         let got = try sample.withUnsafeMutableBytes { (buffer) throws(WAVError) -> Int in

@@ -217,6 +217,46 @@ struct StreamingTests {
         #expect(try OutputWAV(path: path("out.wav")).data == first + second)
     }
 
+    // MARK: Pipes
+
+    /// A live producer, as `arecord -f cd |` is: the WAV header with arecord's placeholder sizes (it cannot come
+    /// back to fix them), then the samples in 10 ms pieces at `speed` × real time.
+    static let liveProducer = """
+        import sys, time
+        d = bytearray(open(sys.argv[1], 'rb').read()); speed = float(sys.argv[2])
+        d[4:8] = (0x80000024).to_bytes(4, 'little'); d[40:44] = (0x80000000).to_bytes(4, 'little')
+        out = sys.stdout.buffer; out.write(d[:44]); out.flush()
+        piece = 441 * 4; start = time.monotonic()
+        for i, at in enumerate(range(44, len(d), piece)):
+            delay = start + i * 0.01 / speed - time.monotonic()
+            if delay > 0: time.sleep(delay)
+            out.write(d[at:at + piece]); out.flush()
+        """
+
+    /// `producer | yt-gst stream - --to rtp://...`: a live pipe (real time, and a sound card a little fast, which
+    /// only pacing by the input keeps up with) arrives bit-exact, and the sender ends at the end of the stream.
+    @Test(arguments: [1.0, 1.05])
+    func livePipeStreamsBitExact(speed: Double) throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let (input, file) = try inputWAV(frames: 88_200)
+        try Data(Self.liveProducer.utf8).write(to: dir.appendingPathComponent("live.py"))
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
+        try listening(lab)
+        let sent = try lab.run(
+            in: lab.host("s"), "/bin/sh",
+            [
+                "-c", "python3 \"$1\" \"$2\" \(speed) | \"$3\" stream -q - --to \"$4\"", "sh", path("live.py"), file,
+                Binary.path, "rtp://\(lab.host("r").address):5004",
+            ])
+        let received = receiver.wait(timeout: 15)
+        #expect(sent.status == 0 && sent.stderr.isEmpty, "\(sent.stderr)")
+        #expect(received.status == 0 && received.stderr.contains(" 0 lost"), "\(received.stderr)")
+        let output = try OutputWAV(path: path("out.wav"))
+        #expect(output.data.count == input.count && output.data == input, "received \(output.data.count) bytes")
+    }
+
     // MARK: Faults
 
     @Test func senderKilledReceiverReportsWithinTimeoutAndFinalises() throws {

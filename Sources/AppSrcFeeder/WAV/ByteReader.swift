@@ -16,9 +16,16 @@ public protocol ByteReader: Sendable {
     /// - Returns: The number of bytes read; 0 at or past the end.
     /// - Throws: `WAVError` of kind `.io` when the underlying read fails.
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int
+
+    /// Whether any offset can be read at any time. False for a pipe (`StreamReader`): reads go forward only, `size`
+    /// is unknown, and the parser stops at the data chunk instead of walking the chunks after it.
+    var isSeekable: Bool { get }
 }
 
 extension ByteReader {
+    /// Files and memory are random access.
+    public var isSeekable: Bool { true }
+
     /// Reads up to `count` bytes at `offset` into a new array, shorter only where the bytes run out.
     ///
     /// Keeps reading after a short read until a read returns 0, so a reader that does not loop itself (a test

@@ -9,7 +9,8 @@ struct HeaderReader {
     private static let windowSize = 4096
 
     let reader: any ByteReader
-    let fileSize: Int64
+    /// The file's size; for a stream (unknown size, `Int64.max`) the end once a read has come back short.
+    private(set) var fileSize: Int64
     private var window: [UInt8] = []
     private var windowStart: Int64 = 0
 
@@ -24,9 +25,11 @@ struct HeaderReader {
         guard offset >= 0, count > 0 else { return [] }
         let end = offset + Int64(count)
         if offset < windowStart || end > windowStart + Int64(window.count) {
-            let wanted = max(count, Self.windowSize)
-            window = try reader.bytes(at: offset, count: Int(min(Int64(wanted), max(fileSize - offset, Int64(count)))))
+            let wanted = Int(min(Int64(max(count, Self.windowSize)), max(fileSize - offset, Int64(count))))
+            window = try reader.bytes(at: offset, count: wanted)
             windowStart = offset
+            // A stream's end shows only as a short read: from here on, the parser's sizes know it, as a file's do.
+            if window.count < wanted && !reader.isSeekable { fileSize = min(fileSize, offset + Int64(window.count)) }
         }
         let start = Int(offset - windowStart)
         return Array(window[start..<min(start + count, window.count)])

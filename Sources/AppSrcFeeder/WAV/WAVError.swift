@@ -11,6 +11,8 @@ public struct WAVError: Error, Sendable, Equatable, CustomStringConvertible {
         case cannotOpen
         /// A read failed (EIO, ...) after the file was open.
         case io
+        /// A read went back to bytes a pipe has already passed (a `StreamReader` reads forward only).
+        case notSeekable
         /// The file does not start with a RIFF/RIFX/RF64/BW64 header of form type WAVE (this includes empty files).
         case notWAV
         /// The file ends inside the RIFF header or inside the fmt chunk.

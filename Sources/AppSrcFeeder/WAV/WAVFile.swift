@@ -22,8 +22,15 @@ public struct WAVFile: Sendable {
     public let chunks: [WAVChunkInfo]
     /// One line each: clamped sizes, unfinished headers, missing pad bytes, dropped partial frames, ...
     public let warnings: [String]
-    /// The file's size when it was parsed.
+    /// The file's size when it was parsed (`Int64.max` for a stream: unknown).
     public let fileSize: Int64
+    /// Read from a stream (a pipe, FIFO or device): forward only and once, so it cannot be seeked or replayed, and
+    /// the chunks after the data chunk were not read.
+    public let isStream: Bool
+    /// Whether `dataByteCount` (and so `frameCount` and `durationSeconds`) is the audio's length. False for a stream
+    /// whose header gives no real data size (a streaming header): the audio runs to the end of the stream, and
+    /// `dataByteCount` is only a bound far beyond it.
+    public let lengthIsKnown: Bool
     /// LIST/INFO tags, bext, cue points with their labels, smpl loops and inst, as far as the file has them.
     public let metadata: WAVMetadata
 
@@ -70,9 +77,17 @@ public struct WAVFile: Sendable {
 
     /// Opens `path` and parses it; the returned reader is the one to read the samples with.
     ///
+    /// "-" is standard input, and it, a FIFO or a character device is read as a stream (`StreamReader`); anything
+    /// else must be a regular file (`FileReader`), as is standard input redirected from one (`< song.wav`), which
+    /// can then seek.
     /// - Throws: `WAVError` of kind `.cannotOpen`, or any error of `init(reader:)`.
-    public static func open(path: String) throws(WAVError) -> (file: WAVFile, reader: FileReader) {
-        let reader = try FileReader(path: path)
+    public static func open(path: String) throws(WAVError) -> (file: WAVFile, reader: any ByteReader) {
+        let reader: any ByteReader
+        if DescriptorStream.isStream(path: path) {
+            reader = StreamReader(path == "-" ? try DescriptorStream.standardInput() : try DescriptorStream(path: path))
+        } else {
+            reader = try FileReader(path: path == "-" ? "/dev/stdin" : path)
+        }
         return (try WAVFile(reader: reader), reader)
     }
 
@@ -98,7 +113,8 @@ public struct WAVFile: Sendable {
 
     init(
         container: WAVContainer, format: WAVFormat, dataOffset: Int64, dataByteCount: Int64, factFrames: Int64?,
-        chunks: [WAVChunkInfo], warnings: [String], fileSize: Int64, metadata: WAVMetadata = WAVMetadata()
+        chunks: [WAVChunkInfo], warnings: [String], fileSize: Int64, metadata: WAVMetadata = WAVMetadata(),
+        isStream: Bool = false, lengthIsKnown: Bool = true
     ) {
         self.container = container
         self.format = format
@@ -109,5 +125,7 @@ public struct WAVFile: Sendable {
         self.warnings = warnings
         self.fileSize = fileSize
         self.metadata = metadata
+        self.isStream = isStream
+        self.lengthIsKnown = lengthIsKnown
     }
 }

@@ -4,7 +4,8 @@
 ///
 /// The walk goes on to the end of the file so `info` can list every chunk, but nothing after the data chunk can
 /// fail the file: garbage or truncation there ends the walk with a warning. No declared size ever drives an
-/// allocation; the walk is bounded to `maxChunks` chunks.
+/// allocation; the walk is bounded to `maxChunks` chunks. On a stream (a pipe, `ByteReader.isSeekable` false) the
+/// walk ends at the data chunk, whose audio is read next, so every read goes forward and nothing after it is read.
 struct WAVParser {
     static let maxChunks = 10_000
     /// Chunks in a row whose ids are not text, after which the walk decides it is reading garbage, not chunks.
@@ -25,9 +26,18 @@ struct WAVParser {
     private var warnings: [String] = []
     /// Why the walk ended before the end of the file, to explain a missing fmt or data chunk.
     private var stopReason: String?
+    /// Reading a stream: forward only, of unknown size.
+    private let isStream: Bool
+    /// False when a stream's header gives no real data size: the audio then runs to the end of the stream.
+    private var lengthIsKnown = true
+
+    /// Data sizes that stream writers put in a header they cannot come back to fix: "until the end of the stream".
+    /// Besides 0 and 0xFFFFFFFF (ffmpeg): GStreamer's wavenc, sox and arecord (see FIELD-NOTES).
+    static let streamingDataSizes: Set<UInt32> = [0, 0xFFFF_FFFF, 0x7FFF_0000, 0x7FFF_F000, 0x8000_0000]
 
     init(reader: some ByteReader) {
         self.reader = HeaderReader(reader: reader, fileSize: reader.size)
+        self.isStream = !reader.isSeekable
     }
 
     /// Reads the headers and describes the file.
@@ -43,7 +53,10 @@ struct WAVParser {
         if isRF64 && ds64 == nil {
             warnings.insert("\(container.rawValue) file has no ds64 chunk; using its 32-bit sizes", at: 0)
         }
-        if WAVFile.hasFixedFrames(format) {
+        if !lengthIsKnown {
+            // Whole units, as far as numbers go: the feeder stops where the stream does.
+            dataByteCount -= dataByteCount % Int64(format.blockAlign)
+        } else if WAVFile.hasFixedFrames(format) {
             let partial = dataByteCount % Int64(format.blockAlign)
             if partial != 0 {
                 warnings.append("dropped a trailing partial frame (\(partial) of \(format.blockAlign) bytes)")
@@ -59,7 +72,8 @@ struct WAVParser {
         }
         return WAVFile(
             container: container, format: format, dataOffset: dataOffset, dataByteCount: dataByteCount,
-            factFrames: factFrames, chunks: chunks, warnings: warnings, fileSize: fileSize, metadata: metadata)
+            factFrames: factFrames, chunks: chunks, warnings: warnings, fileSize: fileSize, metadata: metadata,
+            isStream: isStream, lengthIsKnown: lengthIsKnown)
     }
 
     /// The 12-byte RIFF header: container magic, RIFF size, form type WAVE.
@@ -242,7 +256,9 @@ struct WAVParser {
         case .fmt:
             try readFormat(at: body, size: size, available: available, chunkOffset: chunk.offset)
         case .fact where fits && size >= 4 && factFrames == nil:
-            let value = byteOrder.uint32(try reader.bytes(at: body, count: 4), at: 0)
+            let bytes = try reader.bytes(at: body, count: 4)
+            guard bytes.count == 4 else { break }  // a stream that ended inside it
+            let value = byteOrder.uint32(bytes, at: 0)
             factFrames = Int64(clamping: value == 0xFFFF_FFFF ? ds64?.sampleCount ?? UInt64(value) : UInt64(value))
         case .data where dataOffset == nil:
             dataOffset = body
@@ -296,6 +312,9 @@ struct WAVParser {
                 .truncatedHeader, "fmt chunk declares \(size) bytes but only \(available) are left in the file")
         }
         let bytes = try reader.bytes(at: body, count: Int(min(size, UInt64(HeaderReader.maxRead))))
+        guard bytes.count == Int(min(size, UInt64(HeaderReader.maxRead))) else {
+            throw WAVError(.truncatedHeader, "the stream ends inside the fmt chunk (\(bytes.count) of \(size) bytes)")
+        }
         format = try WAVFormat(fmtChunk: bytes, declaredSize: size, byteOrder: byteOrder, warnings: &warnings)
     }
 
@@ -305,6 +324,10 @@ struct WAVParser {
             return
         }
         let bytes = try reader.bytes(at: body, count: Int(min(size, UInt64(HeaderReader.maxRead))))
+        guard bytes.count >= 24 else {
+            warnings.append("ds64 chunk is cut off by the end of the stream; ignored")
+            return
+        }
         ds64 = DS64(bytes, byteOrder: byteOrder)
     }
 
@@ -337,6 +360,10 @@ struct WAVParser {
     private mutating func measureData(
         at body: Int64, size: UInt64, size32: UInt32, available: UInt64
     ) throws(WAVError) -> Bool {
+        if isStream {
+            try measureStreamData(at: body, size: size, size32: size32)
+            return false
+        }
         var unknownLength: String?
         if size32 == 0xFFFF_FFFF && ds64 == nil {
             unknownLength = "data chunk size is 0xFFFFFFFF (length unknown when the header was written)"
@@ -358,6 +385,27 @@ struct WAVParser {
             return false
         }
         return true
+    }
+
+    /// The audio of a stream: what the header declares, or, for a streaming header (`streamingDataSizes`, with no
+    /// ds64 to say more), everything to the end of the stream. Either way the feeder ends where the stream ends; a
+    /// streaming header is how a pipe's WAV normally looks, so it is no warning. A size of 0 followed by a real
+    /// chunk is an empty data chunk, as in a file.
+    private mutating func measureStreamData(at body: Int64, size: UInt64, size32: UInt32) throws(WAVError) {
+        var streaming =
+            !isWave64 && Self.streamingDataSizes.contains(size32) && (size32 != 0xFFFF_FFFF || ds64 == nil)
+        if streaming && size32 == 0 { streaming = try !chunkFollows(at: body) }
+        // A stream that ends before its first whole frame holds no audio: say so now, as for a file, rather than play
+        // nothing. (This waits for the producer's first frame, as playing would, and may show where the stream ends.)
+        let frame = format?.blockAlign ?? 1
+        guard try reader.bytes(at: body, count: frame).count == frame else {
+            dataByteCount = 0
+            return
+        }
+        // The walk may have seen the stream end already (a short stream within the header window): then it is known.
+        lengthIsKnown = !streaming || fileSize != reader.reader.size
+        // A declared size is the most a stream plays (it may end sooner): within its end when that is known.
+        dataByteCount = streaming ? fileSize - body : Int64(clamping: min(size, UInt64(fileSize - body)))
     }
 
     /// Whether a plausible chunk header (printable id, size within the file) starts at `offset`.

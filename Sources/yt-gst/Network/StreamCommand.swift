@@ -42,7 +42,10 @@ struct StreamCommand {
             The audio goes as is (or as Opus) in GStreamer's GDP framing, so the receiver learns the format.
 
             The sender paces the audio in real time and ends after the last sample has left (for SRT, after the
-            receiver has had time to acknowledge it).
+            receiver has had time to acknowledge it). FILE may be "-" (standard input), a FIFO or a device: a WAV
+            from a live producer (`arecord -f cd | yt-gst stream - --to ...`) is sent as it arrives, paced by the
+            input rather than by this machine's clock; one that arrives faster than real time (`cat song.wav |`)
+            is paced by the clock, as a file is.
 
             EXAMPLES:
               yt-gst stream song.wav --to rtp://192.168.1.20:5004
@@ -50,7 +53,12 @@ struct StreamCommand {
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --to rtp://192.168.1.21:5004
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --codec opus --bitrate 96
               yt-gst stream song.wav --to 'srt://192.168.1.20:7001?passphrase=correct-horse-battery'
+              arecord -f cd | yt-gst stream - --to rtp://192.168.1.20:5004
             """)
+
+    /// Buffers read from a pipe: short, since a live pipe's are sent as they arrive (200 ms bursts lost packets in a
+    /// receiver's 50 ms jitter buffer, 1 run in 4 of `StreamingTests.livePipeStreamsBitExact`).
+    static let pipeChunkMilliseconds = 20
 
     var files: [String]
     /// Every --to, in order; several only for RTP.
@@ -71,6 +79,7 @@ struct StreamCommand {
         let targets = arguments.values["to"] ?? []
         guard !targets.isEmpty else { throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)") }
         files = arguments.operands
+        try StandardInput.check(files, command: "stream")
         destinations = try targets.map { text throws(UsageError) in try StreamURL(parsing: text) }
         clock =
             try arguments.value("clock").map { text throws(UsageError) in try ReferenceClock(option: text) } ?? .sender
@@ -121,15 +130,22 @@ struct StreamCommand {
             let senderClock = try startClock(plan, pipeline: pipeline)
             defer { withExtendedLifetime(senderClock) {} }
             try writeSDP(plan)
-            let total = feeders.reduce(ClockTime.zero) {
-                ClockTime(
-                    nanoseconds: $0.nanoseconds
-                        + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
-            }
+            // Unknown while a pipe's header does not say how long it is.
+            let total =
+                feeders.allSatisfy(\.file.lengthIsKnown)
+                ? feeders.reduce(ClockTime.zero) {
+                    ClockTime(
+                        nanoseconds: $0.nanoseconds
+                            + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
+                } : nil
             let label =
                 (files.count == 1 ? files[0] : "\(feeders.count) files") + " → "
                 + destinations.map(\.description).joined(separator: ", ") + " (\(plan.formatName))"
-            let result = StreamSession(command: self, pipeline: pipeline, plan: plan, total: total, label: label).run()
+            let pipes = feeders.filter(\.file.isStream)
+            let result = StreamSession(
+                command: self, pipeline: pipeline, plan: plan, total: total, label: label,
+                producerWaits: pipes.isEmpty ? nil : { pipes.reduce(0) { $0 + $1.producerWaits } }
+            ).run()
             _ = try? pipeline.setState(.null)
             return result == .success && anyFailed ? .failure : result
         } catch {
@@ -143,7 +159,12 @@ struct StreamCommand {
         var anyFailed = false
         for file in files {
             do {
-                let feeder = try WAVFeeder(path: file)
+                // A pipe may be live, and then each buffer goes out as soon as it is read (see StreamSession's
+                // pacing): 20 ms buffers keep those bursts, and the latency, within a receiver's 50 ms jitter buffer.
+                let feeder =
+                    DescriptorStream.isStream(path: file)
+                    ? try WAVFeeder(path: file, chunkMilliseconds: Self.pipeChunkMilliseconds, buffers: 10)
+                    : try WAVFeeder(path: file)
                 if !quiet {
                     for warning in feeder.file.warnings { Terminal.error("yt-gst: \(file): warning: \(warning)") }
                 }

@@ -11,8 +11,8 @@ final class StreamSession {
     private let command: StreamCommand
     private let pipeline: Pipeline
     private let plan: StreamPlan
-    /// The duration of all the files, and the status line's text after the position.
-    private let total: ClockTime
+    /// The duration of all the files (nil when a pipe's is unknown), and the status line's text after the position.
+    private let total: ClockTime?
     private let label: String
     private var status: StatusLine
     private var warnings: NetworkWarnings
@@ -31,9 +31,18 @@ final class StreamSession {
     private var rtpFinishedAt: ContinuousClock.Instant? = nil
     private var rtcpEnded = false
     private var nextDraw = ContinuousClock.now
+    /// With a pipe as input: the count of reads that waited for its producer (`WAVFeeder.producerWaits`).
+    private let producerWaits: (() -> Int)?
+    /// The count at the last look, when to look again, and whether the sender now sends as the input arrives.
+    private var pacing = (waits: 0, nextCheck: ContinuousClock.now + .milliseconds(500), byInput: false)
 
-    init(command: StreamCommand, pipeline: Pipeline, plan: StreamPlan, total: ClockTime, label: String) {
+    init(
+        command: StreamCommand, pipeline: Pipeline, plan: StreamPlan, total: ClockTime?, label: String,
+        producerWaits: (() -> Int)? = nil
+    ) {
         self.command = command
+        self.producerWaits = producerWaits
+        pacing.waits = producerWaits?() ?? 0
         self.pipeline = pipeline
         self.plan = plan
         self.total = total
@@ -58,6 +67,7 @@ final class StreamSession {
                 for: [pipeline.busDescriptor],
                 until: EventLoop.earliest(
                     nextRTPCheck, stopping?.deadline, status.enabled ? nextDraw : nil,
+                    producerWaits != nil ? pacing.nextCheck : nil,
                     waitsForAcknowledgement ? .now + .milliseconds(100) : nil))
         }
     }
@@ -82,6 +92,7 @@ final class StreamSession {
     /// The checks that are not bus messages: RTCP's end, SRT's first acknowledgement, a signal and its grace period.
     private func doWhatIsDue() -> ExitCode? {
         endRTCPIfStuck()
+        paceByInputWhenLive()
         if waitsForAcknowledgement, let acknowledged = net?.structure(of: "stats")?.count("packet-ack-received") {
             connected = acknowledged > 0
         }
@@ -92,6 +103,25 @@ final class StreamSession {
         }
         if let stopping, ContinuousClock.now >= stopping.deadline { return Interrupts.exitCode(for: stopping.signal) }
         return nil
+    }
+
+    /// Paces a live pipe by the input, anything else by the clock; looked at twice a second.
+    ///
+    /// The feeder stamps buffers from their sample counts, so a sink that syncs sends each one at its time on this
+    /// machine's clock: right for a file or a pipe that is always ahead of the reader (`cat FILE |`), which would
+    /// otherwise flood the receiver. A live producer (`arecord -f cd |`) is the slower side: the reader keeps waiting
+    /// for it. Its sound card's clock is not this machine's, and a sink that syncs would hold back audio that
+    /// arrives a little early, building a backlog that grows with the clocks' drift until the recorder overruns. So
+    /// while the reader waits for the producer, the network sink sends each buffer as it arrives (sync off): the
+    /// input paces the stream, and the timestamps (so RTP's) stay exact sample counts either way.
+    private func paceByInputWhenLive() {
+        guard let producerWaits, ContinuousClock.now >= pacing.nextCheck else { return }
+        let waits = producerWaits()
+        let live = waits > pacing.waits
+        let sink: Element?
+        if case .srt = plan { sink = net } else { sink = rtpSink }
+        if live != pacing.byInput { try? sink?.set("sync", fromString: live ? "false" : "true") }
+        pacing = (waits, .now + .milliseconds(500), live)
     }
 
     /// Whether SRT is sending and nothing has been acknowledged yet (libsrt tells no one: its stats are polled).
@@ -116,7 +146,9 @@ final class StreamSession {
     private var nextRTPCheck: ContinuousClock.Instant? {
         guard rtpSink != nil, !rtcpEnded else { return nil }
         if let finished = rtpFinishedAt { return finished + .seconds(1) }
-        let left = stopping == nil ? pipeline.position.map { total.nanoseconds - min($0, total).nanoseconds } : nil
+        let left =
+            stopping == nil
+            ? total.flatMap { total in pipeline.position.map { total.nanoseconds - min($0, total).nanoseconds } } : nil
         return .now + max(.milliseconds(100), .nanoseconds(left ?? 0))
     }
 
@@ -153,8 +185,12 @@ final class StreamSession {
         if waitingForCaller {
             status.draw("… waiting for a receiver to call \(command.destination)")
         } else {
-            let position = pipeline.position.map { min($0, total) } ?? .zero
-            status.draw("> \(position) / \(total)  \(label)")
+            let position = pipeline.position ?? .zero
+            if let total {
+                status.draw("> \(min(position, total)) / \(total)  \(label)")
+            } else {
+                status.draw("> \(position)  \(label)")
+            }
         }
     }
 }

@@ -37,6 +37,11 @@ struct PlayCommand {
             order) and m3u, m3u8 or pls playlists (relative paths are resolved against the playlist). A file that fails
             is reported and the rest play; the exit code is then 1.
 
+            "-" reads a WAV from standard input, and a FIFO or a character device is read the same way: forward
+            only, once, as it arrives (a streaming header's unknown length means "until the end"). Seeking keys say
+            they are unavailable there, and --rate, --loop and --loop-file are refused; --start reads up to the start
+            and drops it, --end stops there. Keys then come from the terminal (/dev/tty).
+
             The default pipeline is the "default" template:
               appsrc name=src ! audioconvert ! audioresample ! autoaudiosink
             Templates are listed by `yt-gst pipelines`. Volume, rate and level-meter elements are added after the appsrc
@@ -53,6 +58,7 @@ struct PlayCommand {
               yt-gst play song.wav --sink 'wavenc ! filesink location=copy.wav'
               yt-gst play song.wav --pipeline wav-file --set location='my song!.wav'
               yt-gst play song.wav --sink pulse --set device=alsa_output.usb-headset
+              arecord -f cd | yt-gst play -
             """)
 
     enum StatusMode: String { case auto, json, none }
@@ -81,6 +87,7 @@ struct PlayCommand {
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard !parsed.operands.isEmpty else { throw UsageError("no file given") }
         arguments = parsed.operands
+        try StandardInput.check(arguments, command: "play")
         (sink, pipeline) = try parsed.sinkOrPipeline()
         if let sink, sink.allSatisfy(\.isWhitespace) {
             throw UsageError("--sink needs a template name or launch fragment")
@@ -116,7 +123,9 @@ struct PlayCommand {
             Terminal.error("yt-gst: \(arguments.joined(separator: " ")): nothing to play (no WAV files found)")
             return .failure
         }
-        let keyboard = interactive && Terminal.stdoutIsTerminal ? KeyboardInput() : nil
+        try checkPipes(in: files)
+        let keyboard =
+            interactive && Terminal.stdoutIsTerminal ? KeyboardInput(stdinIsAudio: files.contains("-")) : nil
         let showsStatusLine = status == .auto && Terminal.stdoutIsTerminal && !quiet
         let processing = Processing(
             volume: keyboard != nil || volume != nil || muted, tempo: keyboard != nil || rate != 1,
@@ -128,7 +137,8 @@ struct PlayCommand {
         // The files' own errors come first; the pipeline and the output matter only when something can play.
         guard session.openFirstFile() else {
             keyboard?.restore()
-            return .failure
+            // Ctrl-C while waiting for a pipe's header ends that wait (and says so): the exit code is the signal's.
+            return Interrupts.pending.map(Interrupts.exitCode(for:)) ?? .failure
         }
         do {
             // Once before any file, so a bad string is one error, not one per file; the first play reuses it.
@@ -148,6 +158,16 @@ struct PlayCommand {
             return .failure
         }
         return session.run()
+    }
+
+    /// A pipe (stdin, a FIFO, a device) plays once and forward only: the options that replay a file or seek in it
+    /// cannot apply. --start and --end can: the feeder reads up to the start and drops it, and stops at the end.
+    private func checkPipes(in files: [String]) throws(UsageError) {
+        guard let pipe = files.first(where: DescriptorStream.isStream) else { return }
+        if loopCount != nil || loopFile {
+            throw UsageError("--loop and --loop-file replay files, but \(pipe) is a pipe, which plays once")
+        }
+        if rate != 1 { throw UsageError("--rate needs seeking, which is unavailable on a pipe (\(pipe))") }
     }
 
     /// What to say, and the exit code, when the pipeline does not build.

@@ -107,6 +107,8 @@ final class PlaybackSession {
                 }
             }
             let outcome = play(chain)
+            // The chain is done with: a read waiting on a quiet pipe must not hold up stopping the pipeline.
+            chain.stopReading()
             reportFailures(of: chain)
             switch outcome {
             case .ended:
@@ -196,7 +198,7 @@ final class PlaybackSession {
 
     /// Sleeps until a bus message, a key or a signal arrives, or until `deadline` (the next status redraw).
     private func waitForSomething(until deadline: ContinuousClock.Instant?) {
-        EventLoop.wait(for: [player.eventDescriptor, keyboard.map { _ in STDIN_FILENO }], until: deadline)
+        EventLoop.wait(for: [player.eventDescriptor, keyboard?.descriptor], until: deadline)
     }
 
     /// What plays now: the file's segment and the position in that file.
@@ -263,6 +265,10 @@ final class PlaybackSession {
         }
         guard let action = Keys.action(for: key) else { return nil }
         let position = now.segment.position
+        if now.segment.isStream && action.seeks {
+            report("yt-gst: \(now.segment.path): seeking is unavailable on a pipe (it plays forward only)")
+            return nil
+        }
         do {
             switch action {
             case .togglePause:
@@ -384,7 +390,8 @@ final class PlaybackSession {
         let snapshot = PlaybackSnapshot(
             state: state == .paused ? "paused" : state == .playing ? "playing" : "\(state)", file: now.segment.path,
             index: now.segment.position % max(order.count, 1), count: order.count, position: now.fileTime.seconds,
-            duration: now.segment.duration.seconds, volume: volume, muted: muted, rate: rate, loopA: loopA?.seconds,
+            duration: now.segment.lengthIsKnown ? now.segment.duration.seconds : 0, volume: volume, muted: muted,
+            rate: rate, loopA: loopA?.seconds,
             loopB: loopB?.seconds, levels: levels)
         if jsonStatus {
             Terminal.write(StatusView.json(snapshot) + "\n")
