@@ -1,0 +1,217 @@
+import Foundation
+import TestSupport
+import Testing
+
+// yt-gst — the crash-safe WAV writer: every format read back by our reader and by python's wave, libsndfile, sox
+// and GStreamer's wavparse; the file valid after every write; RF64 past a (lowered) threshold; markers; a full
+// device; the streaming header.
+@testable import AppSrcFeeder
+
+/// A file in memory with an optional capacity, standing in for a disk that fills up or a pipe.
+final class MemoryFile: WritableFile {
+    var bytes: [UInt8] = []
+    let capacity: Int
+    let isSeekable: Bool
+    var syncs = 0
+
+    init(capacity: Int = .max, seekable: Bool = true) {
+        self.capacity = capacity
+        self.isSeekable = seekable
+    }
+
+    func write(_ buffer: UnsafeRawBufferPointer, at offset: Int64) throws(WAVWriteError) -> Int {
+        let start = isSeekable ? Int(offset) : bytes.count
+        let fits = max(0, min(buffer.count, capacity - start))
+        guard fits > 0 || buffer.isEmpty else { throw WAVWriteError(.noSpace, "No space left on device") }
+        if bytes.count < start + fits { bytes += [UInt8](repeating: 0, count: start + fits - bytes.count) }
+        bytes.replaceSubrange(start..<start + fits, with: buffer.prefix(fits))
+        return fits
+    }
+
+    func synchronize() throws(WAVWriteError) { syncs += 1 }
+
+    func truncate(to length: Int64) throws(WAVWriteError) {
+        if bytes.count > Int(length) { bytes.removeLast(bytes.count - Int(length)) }
+    }
+}
+
+@Suite struct WAVWriterTests {
+    /// Deterministic sample bytes: `frames` frames of `format`.
+    static func pattern(frames: Int, blockAlign: Int, seed: Int = 1) -> [UInt8] {
+        (0..<frames * blockAlign).map { UInt8(truncatingIfNeeded: ($0 &* 7919 &+ seed &* 31) >> 3) }
+    }
+
+    static func parse(_ bytes: [UInt8]) throws -> WAVFile { try WAVFile(reader: MemoryReader(bytes)) }
+
+    static let cases: [(SampleFormat, Int, Int)] = [
+        (.s16, 8_000, 1), (.s16, 48_000, 2), (.s24, 48_000, 2), (.s24, 44_100, 1), (.s32, 96_000, 2),
+        (.f32, 48_000, 2), (.u8, 8_000, 1), (.alaw, 8_000, 1), (.mulaw, 8_000, 2), (.s16, 48_000, 6),
+        (.f32, 48_000, 3),
+    ]
+
+    @Test(arguments: cases)
+    func everyFormatReadsBackExactly(sample: SampleFormat, rate: Int, channels: Int) throws {
+        let format = WAVFormat.recording(sample, sampleRate: rate, channels: channels)
+        let file = MemoryFile()
+        let writer = try WAVWriter(file: file, format: format)
+        let data = Self.pattern(frames: 1_001, blockAlign: format.blockAlign)
+        // Uneven pieces: partial frames wait for the rest.
+        var at = 0
+        for size in [1, 7, 300, 2_000].cycled(until: data.count) {
+            let end = min(at + size, data.count)
+            try writer.append(Array(data[at..<end]))
+            at = end
+        }
+        try writer.finish()
+        let wav = try Self.parse(file.bytes)
+        #expect(wav.warnings.isEmpty, "\(wav.warnings)")
+        #expect(wav.container == .riff)
+        #expect(wav.format.channels == channels && wav.format.sampleRate == rate)
+        #expect(wav.format.bitsPerSample == sample.bitsPerSample && wav.format.effectiveTag == sample.formatTag)
+        #expect(wav.format.formatTag == (channels > 2 ? 0xFFFE : sample.formatTag))
+        #expect(wav.frameCount == 1_001)
+        #expect(Array(file.bytes[Int(wav.dataOffset)..<Int(wav.dataOffset) + data.count]) == data)
+        #expect(file.bytes.count == Int(wav.dataOffset) + data.count, "nothing after the data, not even a pad byte")
+        #expect(wav.fileSize == 8 + Int64(Self.u32(file.bytes, 4)), "the RIFF size covers the whole file")
+    }
+
+    @Test(arguments: cases)
+    func independentReadersAgree(sample: SampleFormat, rate: Int, channels: Int) throws {
+        let dir = try Paths.makeScratch("writer")
+        defer { Paths.removeScratch(dir) }
+        let path = dir.appendingPathComponent("rec.wav").path
+        let format = WAVFormat.recording(sample, sampleRate: rate, channels: channels)
+        let writer = try WAVWriter(file: try FileWriter(path: path, replacing: false), format: format)
+        try writer.append(Self.pattern(frames: 4_801, blockAlign: format.blockAlign))
+        try writer.finish()
+        let readers = try IndependentReaders.check(path)
+        #expect(readers.soundfile == 4_801, "\(readers)")
+        #expect(readers.sox == 4_801, "\(readers)")
+        #expect(readers.wavparseBytes == 4_801 * format.blockAlign, "\(readers)")
+        if channels <= 2 && [.s16, .s24, .s32, .u8].contains(sample) {
+            #expect(readers.pythonWave == 4_801, "\(readers)")  // python 3.11's wave reads plain PCM only
+        }
+    }
+
+    /// The file after every append is what a kill at that moment leaves: valid, stating exactly the frames there.
+    @Test func theFileIsCompleteAfterEveryWrite() throws {
+        let format = WAVFormat.recording(.s24, sampleRate: 8_000, channels: 1)  // 3-byte frames: odd sizes, pad bytes
+        let file = MemoryFile()
+        var options = WAVWriter.Options()
+        options.rf64Threshold = 10_000
+        let writer = try WAVWriter(file: file, format: format, options: options)
+        #expect(try Self.parse(file.bytes).frameCount == 0)
+        var frames = 0
+        for step in 1...40 {
+            try writer.append(Self.pattern(frames: step * 7, blockAlign: 3, seed: step))
+            frames += step * 7
+            if step == 20 { try writer.addMarker() }
+            let wav = try Self.parse(file.bytes)
+            #expect(wav.frameCount == frames && wav.warnings.isEmpty, "after write \(step): \(wav.warnings)")
+            #expect(wav.fileSize == Int64(wav.dataOffset) + Int64(frames * 3))
+            #expect(wav.container == (writer.fileLength - 8 > 10_000 ? .rf64 : .riff))
+        }
+        #expect(writer.isRF64)
+    }
+
+    @Test func becomesRF64PastTheThresholdAndReadersFollow() throws {
+        let dir = try Paths.makeScratch("writer")
+        defer { Paths.removeScratch(dir) }
+        let path = dir.appendingPathComponent("rf64.wav").path
+        let format = WAVFormat.recording(.s16, sampleRate: 48_000, channels: 2)
+        var options = WAVWriter.Options()
+        options.rf64Threshold = 100_000
+        let writer = try WAVWriter(file: try FileWriter(path: path, replacing: false), format: format, options: options)
+        for _ in 0..<10 { try writer.append(Self.pattern(frames: 4_800, blockAlign: 4)) }
+        try writer.addMarker()
+        try writer.finish()
+        let (wav, _) = try WAVFile.open(path: path)
+        #expect(wav.container == .rf64 && wav.frameCount == 48_000 && wav.warnings.isEmpty, "\(wav.warnings)")
+        #expect(wav.chunks.first?.id == "ds64", "the reserved JUNK became ds64 in place")
+        #expect(wav.metadata.cuePoints.map(\.position) == [48_000])
+        let readers = try IndependentReaders.check(path)
+        #expect(readers.soundfile == 48_000 && readers.wavparseBytes == 48_000 * 4, "\(readers)")
+    }
+
+    @Test func markersMetadataAndBext() throws {
+        var options = WAVWriter.Options()
+        options.info = [.init(id: "INAM", value: "Memo"), .init(id: "IART", value: "Me"), .init(id: "ICMT", value: "")]
+        let broadcast = WAVMetadata.Broadcast(
+            description: "", originator: "yt-gst", originatorReference: "", originationDate: "2026-11-30",
+            originationTime: "14:05:00", timeReference: 14 * 3600 * 8_000 + 300 * 8_000, version: 1,
+            codingHistory: "A=PCM,F=8000,W=16,M=mono,T=yt-gst\r\n")
+        options.broadcast = broadcast
+        let file = MemoryFile()
+        let writer = try WAVWriter(
+            file: file, format: .recording(.s16, sampleRate: 8_000, channels: 1), options: options)
+        // 60 markers: the first ~40 fit in the header, then all of them go after the data at the end.
+        for step in 0..<60 {
+            try writer.append(Self.pattern(frames: 100, blockAlign: 2))
+            try writer.addMarker()
+            if step == 10 {
+                let early = try Self.parse(file.bytes)
+                #expect(early.metadata.cuePoints.count == 11, "markers are on disk as they come")
+            }
+        }
+        try writer.finish()
+        let wav = try Self.parse(file.bytes)
+        #expect(wav.warnings.isEmpty, "\(wav.warnings)")
+        #expect(wav.metadata.info.map(\.id) == ["INAM", "IART"] && wav.metadata.info.first?.value == "Memo")
+        var stored = broadcast
+        stored.codingHistory = "A=PCM,F=8000,W=16,M=mono,T=yt-gst"  // the reader drops trailing white space
+        #expect(wav.metadata.broadcast == stored)
+        #expect(wav.metadata.cuePoints.count == 60)
+        #expect(wav.metadata.cuePoints.map(\.position) == (1...60).map { UInt32($0 * 100) })
+        #expect(wav.metadata.cuePoints.last?.label == "marker 60")
+        #expect(wav.frameCount == 6_000)
+    }
+
+    /// A device that fills up: the write error comes out once, the file holds the whole frames that fit.
+    @Test(arguments: [3_000, 3_001, 3_333])
+    func aFullDeviceLeavesAValidFile(capacity: Int) throws {
+        let file = MemoryFile(capacity: capacity)
+        let format = WAVFormat.recording(.s24, sampleRate: 8_000, channels: 1)
+        let writer = try WAVWriter(file: file, format: format)
+        let error = #expect(throws: WAVWriteError.self) {
+            for _ in 0..<100 { try writer.append(Self.pattern(frames: 50, blockAlign: 3)) }
+        }
+        #expect(error?.kind == .noSpace)
+        try writer.finish()
+        let wav = try Self.parse(file.bytes)
+        #expect(wav.warnings.isEmpty, "\(wav.warnings)")
+        #expect(wav.frameCount == Int64(writer.frames) && writer.frames > 0)
+        #expect(file.bytes.count == Int(writer.fileLength) && file.bytes.count <= capacity)
+    }
+
+    @Test func aPipeGetsAStreamingHeader() throws {
+        let file = MemoryFile(seekable: false)
+        let writer = try WAVWriter(file: file, format: .recording(.s16, sampleRate: 8_000, channels: 1))
+        let data = Self.pattern(frames: 501, blockAlign: 2)
+        try writer.append(data)
+        try writer.addMarker()
+        try writer.finish()
+        #expect(Self.u32(file.bytes, 4) == 0xFFFF_FFFF)
+        let dataOffset = file.bytes.count - data.count
+        #expect(Self.u32(file.bytes, dataOffset - 4) == 0xFFFF_FFFF)
+        #expect(Array(file.bytes[dataOffset...]) == data)
+        #expect(try Self.parse(file.bytes).frameCount == 501)
+    }
+
+    static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+        (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) }
+    }
+}
+
+extension Array where Element == Int {
+    /// The sizes repeated until they add up to at least `total`.
+    func cycled(until total: Int) -> [Int] {
+        var out: [Int] = []
+        var sum = 0
+        while sum < total {
+            let next = self[out.count % count]
+            out.append(next)
+            sum += next
+        }
+        return out
+    }
+}
