@@ -13,6 +13,8 @@ final class MemoryFile: WritableFile {
     let capacity: Int
     let isSeekable: Bool
     var syncs = 0
+    /// Every state the file went through, one after each write or truncate: what a kill at that moment leaves.
+    var snapshots: [(operation: String, bytes: [UInt8])]?
 
     init(capacity: Int = .max, seekable: Bool = true) {
         self.capacity = capacity
@@ -25,6 +27,7 @@ final class MemoryFile: WritableFile {
         guard fits > 0 || buffer.isEmpty else { throw WAVWriteError(.noSpace, "No space left on device") }
         if bytes.count < start + fits { bytes += [UInt8](repeating: 0, count: start + fits - bytes.count) }
         bytes.replaceSubrange(start..<start + fits, with: buffer.prefix(fits))
+        snapshots?.append(("write \(fits) at \(start)", bytes))
         return fits
     }
 
@@ -32,6 +35,8 @@ final class MemoryFile: WritableFile {
 
     func truncate(to length: Int64) throws(WAVWriteError) {
         if bytes.count > Int(length) { bytes.removeLast(bytes.count - Int(length)) }
+        if bytes.count < Int(length) { bytes += [UInt8](repeating: 0, count: Int(length) - bytes.count) }
+        snapshots?.append(("truncate to \(length)", bytes))
     }
 }
 
@@ -93,25 +98,57 @@ final class MemoryFile: WritableFile {
         }
     }
 
-    /// The file after every append is what a kill at that moment leaves: valid, stating exactly the frames there.
-    @Test func theFileIsCompleteAfterEveryWrite() throws {
+    /// Every state the file passes through (after each system call) is what a kill at that moment leaves: all of
+    /// them open without a warning, with a header that states exactly the frames of the data chunk and a RIFF size
+    /// that covers the file, except in the few steps that grow the file.
+    @Test func everyIntermediateStateIsAValidFile() throws {
         let format = WAVFormat.recording(.s24, sampleRate: 8_000, channels: 1)  // 3-byte frames: odd sizes, pad bytes
         let file = MemoryFile()
+        file.snapshots = []
         var options = WAVWriter.Options()
         options.rf64Threshold = 10_000
+        options.preallocation = 4_096
         let writer = try WAVWriter(file: file, format: format, options: options)
-        #expect(try Self.parse(file.bytes).frameCount == 0)
         var frames = 0
+        var committed: [Int] = [0]
         for step in 1...40 {
             try writer.append(Self.pattern(frames: step * 7, blockAlign: 3, seed: step))
             frames += step * 7
+            committed.append(frames)
             if step == 20 { try writer.addMarker() }
             let wav = try Self.parse(file.bytes)
-            #expect(wav.frameCount == frames && wav.warnings.isEmpty, "after write \(step): \(wav.warnings)")
-            #expect(wav.fileSize == Int64(wav.dataOffset) + Int64(frames * 3))
-            #expect(wav.container == (writer.fileLength - 8 > 10_000 ? .rf64 : .riff))
+            #expect(wav.frameCount == frames && wav.warnings.isEmpty, "after append \(step): \(wav.warnings)")
+            #expect(wav.container == (writer.isRF64 ? .rf64 : .riff))
         }
-        #expect(writer.isRF64)
+        try writer.finish()
+        var growing = 0
+        var invalid: [String] = []
+        let snapshots = try #require(file.snapshots)
+        // The last two: the final header (the tail then lies past the RIFF's end), then the cut.
+        for (index, snapshot) in snapshots.dropLast(2).enumerated() {
+            if snapshot.operation.hasPrefix("truncate") { growing = 2 }  // the truncate and the JUNK size after it
+            let empty = ["the data chunk holds no audio"]  // before the first audio: a valid, empty WAV
+            guard let wav = try? Self.parse(snapshot.bytes), wav.warnings.isEmpty || wav.warnings == empty,
+                UInt64(wav.fileSize) == Self.riffSize(snapshot.bytes) + 8,
+                committed.contains(Int(wav.frameCount)),
+                wav.chunks.first(where: { $0.id == "data" })?.size == UInt64(wav.frameCount) * 3
+            else {
+                if growing == 0 { invalid.append("\(index) \(snapshot.operation)") }
+                growing = max(0, growing - 1)
+                continue
+            }
+            growing = max(0, growing - 1)
+        }
+        #expect(invalid.isEmpty, "states a kill could leave broken: \(invalid)")
+        #expect(snapshots.count > 150 && writer.isRF64)
+        let final = try Self.parse(file.bytes)
+        #expect(final.frameCount == frames && final.warnings.isEmpty && final.chunks.last?.id == "data")
+    }
+
+    static func riffSize(_ bytes: [UInt8]) -> UInt64 {
+        let size32 = u32(bytes, 4)
+        guard size32 == 0xFFFF_FFFF else { return UInt64(size32) }
+        return (0..<8).reduce(0) { $0 | UInt64(bytes[20 + $1]) << (8 * UInt64($1)) }  // ds64's RIFF size
     }
 
     @Test func becomesRF64PastTheThresholdAndReadersFollow() throws {
@@ -121,6 +158,7 @@ final class MemoryFile: WritableFile {
         let format = WAVFormat.recording(.s16, sampleRate: 48_000, channels: 2)
         var options = WAVWriter.Options()
         options.rf64Threshold = 100_000
+        options.preallocation = 8_192
         let writer = try WAVWriter(file: try FileWriter(path: path, replacing: false), format: format, options: options)
         for _ in 0..<10 { try writer.append(Self.pattern(frames: 4_800, blockAlign: 4)) }
         try writer.addMarker()

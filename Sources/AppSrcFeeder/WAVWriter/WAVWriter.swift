@@ -3,11 +3,20 @@
 /// Writes a recording to a WAV file so that a crash, a `kill -9`, a power cut or a full disk at any moment leaves a
 /// file every reader opens, whose header states exactly the whole frames that are on disk.
 ///
-/// Each `append` writes whole frames after the data and then rewrites the header with the new sizes, in that order, so the header never claims bytes that are not there; the file is
-/// `fdatasync`ed at least every `syncInterval`, which bounds what a power cut can take. The header is laid out once
-/// (see `WAVHeader`): a `JUNK` chunk reserves room for `ds64`, and the file turns into an RF64 by itself when its
-/// sizes outgrow 32 bits. Markers go into a reserved area in the header as they come; those that do not fit are
-/// written after the data at `finish()`.
+/// No single system call can both grow a file and change the sizes in its header, so the file is grown ahead of
+/// the audio: after the data chunk stands a `JUNK` chunk (sparse, zeros) reaching to the end of the file, and the
+/// RIFF size covers it. Each `append` then changes no length: it writes a new `JUNK` header where the audio will
+/// end and the audio behind the old one (both inside the old `JUNK` body, invisible to readers), rewrites the
+/// header with the new data size, and last overwrites the old `JUNK` header with the first bytes of the audio. A
+/// kill between those steps leaves a file that is whole and consistent; at worst (between the last two) nine of
+/// its audio bytes are the old chunk header. Only when the tail runs out (every `preallocation` bytes, 4 MiB by
+/// default) do the length and the sizes change in three steps, a window of three system calls in which our own
+/// reader would warn about the tail; `finish()` cuts the tail off. The file is `fdatasync`ed at least every
+/// `syncInterval`, which bounds what a power cut can take.
+///
+/// The header is laid out once (see `WAVHeader`): a `JUNK` chunk reserves room for `ds64`, and the file turns into
+/// an RF64 by itself when its sizes outgrow 32 bits. Markers go into a reserved area in the header as they come;
+/// those that do not fit are written after the data at `finish()`.
 ///
 /// On a file that is not seekable (a pipe) the header is written once with "unknown" sizes (0xFFFFFFFF, a streaming
 /// header, as arecord and sox write) and the samples follow; markers are then not written.
@@ -20,6 +29,8 @@ public final class WAVWriter {
         public var rf64Threshold: UInt64 = 0xFFFF_FFFF
         /// Bytes reserved in the header for markers (about 40 of them); 0: markers only after the data.
         public var markerArea: Int = 2048
+        /// How far the file is grown ahead of the audio at a time (see the type's discussion).
+        public var preallocation: UInt64 = 4 << 20
         /// LIST/INFO entries: title (INAM), artist (IART), comment (ICMT)...
         public var info: [WAVMetadata.InfoEntry] = []
         /// The Broadcast Wave bext chunk, if one is wanted.
@@ -45,6 +56,8 @@ public final class WAVWriter {
     /// Bytes of an incomplete frame, kept until the rest arrives.
     private var carry: [UInt8] = []
     private var lastSync = ContinuousClock.now
+    /// The end of the file: the end of the JUNK tail after the data, or of the data when there is no tail.
+    private var reservedEnd: UInt64 = 0
     private var finished = false
 
     /// Writes the header (and syncs it), so the file is a valid, empty WAV from the start.
@@ -61,6 +74,7 @@ public final class WAVWriter {
             markerArea: streaming ? 0 : options.markerArea)
         header.patch(sizes, rf64: false, streaming: streaming)
         try writeAll(header.bytes, at: 0)
+        reservedEnd = UInt64(header.dataOffset)
         try file.synchronize()
     }
 
@@ -70,17 +84,20 @@ public final class WAVWriter {
     /// Whole frames written.
     public var frames: UInt64 { dataBytes / UInt64(format.blockAlign) }
 
-    /// The file's length as the header states it (without the markers written at `finish()`).
+    /// The file's length once finished (without the markers written after the data at `finish()`).
     ///
-    /// An odd-sized data chunk gets no pad byte while it is the last chunk: every reader tried takes it so, and
-    /// GStreamer's wavparse (1.22, pull mode) plays nothing from a file that ends in a pad byte.
+    /// A finished odd-sized data chunk gets no pad byte when it is the last chunk: every reader tried takes it so,
+    /// and GStreamer's wavparse (1.22, pull mode) plays nothing from a file that ends in a pad byte.
     public var fileLength: UInt64 { UInt64(dataOffset) + dataBytes }
+
+    /// Where the chunk after the data starts: after the pad byte of an odd-sized data chunk.
+    private var tailStart: UInt64 { fileLength + dataBytes % 2 }
 
     /// The markers so far: frame and label.
     public var markerPositions: [(frame: UInt64, label: String)] { markers.map { (UInt64($0.frame), $0.label) } }
 
     private var sizes: WAVHeader.Sizes {
-        WAVHeader.Sizes(riff: fileLength - 8, data: dataBytes, frames: frames)
+        WAVHeader.Sizes(riff: max(reservedEnd, fileLength) - 8, data: dataBytes, frames: frames)
     }
 
     /// Appends samples in the file's format; a trailing partial frame waits for the next call.
@@ -91,33 +108,57 @@ public final class WAVWriter {
         precondition(!finished, "append after finish")
         if let failure { throw failure }
         var pending = carry.isEmpty ? bytes : carry + bytes
-        let whole = pending.count - pending.count % format.blockAlign
+        var whole = pending.count - pending.count % format.blockAlign
+        // The first bytes replace the old JUNK header (and pad byte): fewer wait for the next call.
+        if !streaming && whole < 10 { whole = 0 }
         carry = Array(pending[whole...])
         guard whole > 0 else { return }
         pending.removeLast(pending.count - whole)
-        let offset = Int64(dataOffset) + Int64(dataBytes)
         do throws(WAVWriteError) {
-            let written = try write(pending, at: offset)
-            guard written == pending.count else {
-                throw WAVWriteError(.noSpace, "the device is full (\(written) of \(pending.count) bytes written)")
+            if streaming {
+                try writeAll(pending, at: 0)
+                dataBytes += UInt64(whole)
+            } else {
+                try commit(pending)
+                if lastSync.duration(to: .now) >= options.syncInterval {
+                    try file.synchronize()
+                    lastSync = .now
+                }
             }
         } catch {
-            fail(error)
-            throw error
-        }
-        dataBytes += UInt64(whole)
-        guard !streaming else { return }
-        do throws(WAVWriteError) {
-            try rewriteHeader()
-            if lastSync.duration(to: .now) >= options.syncInterval {
-                try file.synchronize()
-                lastSync = .now
-            }
-        } catch {
-            fail(error)
+            if failure == nil { failure = error }
             throw error
         }
     }
+
+    /// Adds `bytes` (whole frames, at least 10 bytes) to the data chunk without a moment where the file is not valid.
+    private func commit(_ bytes: [UInt8]) throws(WAVWriteError) {
+        let start = fileLength
+        let newData = dataBytes + UInt64(bytes.count)
+        let newTail = UInt64(dataOffset) + newData + newData % 2
+        if reservedEnd < newTail + 8 { try grow(to: max(newTail + 8, reservedEnd + options.preallocation)) }
+        // 1. The JUNK header of the tail to be, inside the present tail's body.
+        try writeAll(Self.junkHeader(size: reservedEnd - newTail - 8), at: Int64(newTail))
+        // 2. The audio behind the present JUNK header (and the pad byte), plus the new pad byte if any.
+        let prefix = Int(tailStart - start) + 8
+        try writeAll(Array(bytes[prefix...]) + (newData % 2 == 1 ? [0] : []), at: Int64(start) + Int64(prefix))
+        // 3. The header: the data chunk now ends at the new JUNK header.
+        dataBytes = newData
+        try rewriteHeader()
+        // 4. The first bytes of the audio over the old JUNK header.
+        try writeAll(Array(bytes[..<prefix]), at: Int64(start))
+    }
+
+    /// Grows the file to `end` with a longer JUNK tail: the only steps at which a reader can see a tail that does
+    /// not fit the sizes (the file longer than they say, between the ftruncate and the two size writes).
+    private func grow(to end: UInt64) throws(WAVWriteError) {
+        try file.truncate(to: Int64(end))
+        try writeAll(Self.junkHeader(size: end - tailStart - 8), at: Int64(tailStart))
+        reservedEnd = end
+        try rewriteHeader()
+    }
+
+    static func junkHeader(size: UInt64) -> [UInt8] { Array("JUNK".utf8) + littleEndian(UInt32(size)) }
 
     /// Marks the current end of the recording; returns the marker's number (1, 2, ...), nil on a stream.
     ///
@@ -137,34 +178,43 @@ public final class WAVWriter {
         return number
     }
 
-    /// Writes the markers that did not fit in the header, the final header, and syncs. Call once, last.
+    /// Writes the markers that did not fit in the header, the final header, cuts the JUNK tail off and syncs.
+    /// Call once, last.
     ///
-    /// - Throws: `WAVWriteError` when the final header or sync fails (the markers after the data are dropped when
-    ///   they cannot be written, which leaves the file valid).
+    /// - Throws: `WAVWriteError` when the final header, the cut or the sync fails (markers after the data are
+    ///   dropped when they cannot be written, which leaves the file valid).
     public func finish() throws(WAVWriteError) {
         guard !finished else { return }
         finished = true
         guard !streaming else { return }
-        var trailer: UInt64 = 0
+        var end = fileLength
         if !markersInHeader {
             _ = header.place([])
-            // The pad byte an odd data chunk needs once a chunk follows it.
-            let bytes = [UInt8](repeating: 0, count: Int(dataBytes % 2)) + WAVHeader.markerChunks(markers)
+            // The pad byte the data chunk needs once a chunk follows it, then the markers, then (until the cut)
+            // a JUNK chunk over the rest of the tail, so the file stays whole at every step.
+            let trailer = [UInt8](repeating: 0, count: Int(dataBytes % 2)) + WAVHeader.markerChunks(markers)
+            let trailerEnd = fileLength + UInt64(trailer.count)
             do throws(WAVWriteError) {
-                try writeAll(bytes, at: Int64(fileLength))
-                trailer = UInt64(bytes.count)
+                if reservedEnd < trailerEnd + 8 { try grow(to: trailerEnd + 8) }
+                try writeAll(Self.junkHeader(size: reservedEnd - trailerEnd - 8), at: Int64(trailerEnd))
+                try writeAll(trailer, at: Int64(fileLength))
+                end = trailerEnd
             } catch {
-                try? file.truncate(to: Int64(fileLength))
+                // Without the markers: the JUNK tail still stands after the data.
             }
         }
-        try rewriteHeader(trailer: trailer)
+        // The sizes first (the tail then lies past the RIFF's end, still a whole chunk), then the cut.
+        try rewriteHeader(end: end)
+        try file.truncate(to: Int64(end))
+        reservedEnd = end
         try file.synchronize()
     }
 
-    /// Writes the header with the current sizes, first turning it into RF64 when they outgrow the threshold.
-    private func rewriteHeader(trailer: UInt64 = 0) throws(WAVWriteError) {
+    /// Writes the header with the current sizes (the file ending at `end`, by default where it does now), first
+    /// turning it into RF64 when they outgrow the threshold.
+    private func rewriteHeader(end: UInt64? = nil) throws(WAVWriteError) {
         var sizes = self.sizes
-        sizes.riff += trailer
+        if let end { sizes.riff = end - 8 }
         if !isRF64 && (sizes.riff > options.rf64Threshold || sizes.data > options.rf64Threshold) { isRF64 = true }
         header.patch(sizes, rf64: isRF64)
         try writeAll(header.bytes, at: 0)
@@ -180,13 +230,5 @@ public final class WAVWriter {
             Result { () throws(WAVWriteError) -> Int in try file.write(buffer, at: offset) }
         }
         return try outcome.get()
-    }
-
-    /// Records the first failure and cuts the file back to what the header states (a short write may have left a
-    /// partial frame).
-    private func fail(_ error: WAVWriteError) {
-        if failure == nil { failure = error }
-        guard !streaming else { return }
-        try? file.truncate(to: Int64(fileLength))
     }
 }

@@ -155,18 +155,22 @@ struct RecordCommand {
     /// What the appsink accepts: raw samples in the file's layout (S16 for the G.711 encoders), at the asked rate
     /// and channels (the source's own when not asked).
     var sinkCaps: String {
-        let raw: String
-        switch format {
-        case .s16, .alaw, .mulaw: raw = "S16LE"
-        case .s24: raw = "S24LE"
-        case .s32: raw = "S32LE"
-        case .f32: raw = "F32LE"
-        case .u8: raw = "U8"
-        }
-        var caps = "audio/x-raw, format=\(raw), layout=interleaved"
+        var caps =
+            "audio/x-raw, format=\(format == .alaw || format == .mulaw ? "S16LE" : rawFormat), layout=interleaved"
         if let rate { caps += ", rate=\(rate)" }
         if let channels { caps += ", channels=\(channels)" }
         return caps
+    }
+
+    /// GStreamer's name of the samples the appsink takes (A-law and mu-law arrive encoded, as bytes).
+    var rawFormat: String {
+        switch format {
+        case .s16: "S16LE"
+        case .s24: "S24LE"
+        case .s32: "S32LE"
+        case .f32: "F32LE"
+        case .u8, .alaw, .mulaw: "U8"
+        }
     }
 
     /// The launch string: the source, conversion to the asked format, the G.711 encoder if any, the appsink.

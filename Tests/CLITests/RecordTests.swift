@@ -1,0 +1,201 @@
+// yt-gst — `yt-gst record` against a real audio server (the private PulseAudio of scripts/with-pulseaudio.sh):
+// a tone played into the null sink comes back from its monitor at the right frequency, level and length; kill -9
+// at random instants leaves files every reader opens; a full disk, voice activation, splitting and markers.
+import AppSrcFeeder
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite(.serialized) struct RecordTests {
+    static let pulse = ProcessInfo.processInfo.environment["PULSE_SERVER"]
+    static let sinkName = ProcessInfo.processInfo.environment["YT_GST_PULSE_SINK"] ?? "spk"
+    static var monitor: [String] { ["--source", "monitor", "--set", "sink=\(sinkName)"] }
+
+    /// The samples of channel 0 of a PCM recording as fractions of full scale, and the rate.
+    static func channel0(_ path: String) throws -> (samples: [Double], rate: Int) {
+        let (wav, reader) = try WAVFile.open(path: path)
+        let data = try reader.bytes(at: wav.dataOffset, count: Int(wav.dataByteCount))
+        let width = wav.format.bytesPerSample
+        let scale = Double(1 << (8 * width - 1))
+        let samples = stride(from: 0, to: data.count - width + 1, by: wav.format.blockAlign).map { at in
+            var value = 0
+            for byte in 0..<width { value |= Int(data[at + byte]) << (8 * byte) }
+            if value >= 1 << (8 * width - 1) { value -= 1 << (8 * width) }
+            return Double(value) / scale
+        }
+        return (samples, wav.format.sampleRate)
+    }
+
+    /// Where the sound is (first and last sample above `threshold`), its frequency from zero crossings and its peak
+    /// level in dBFS from the RMS of its middle half.
+    static func tone(
+        in samples: [Double], rate: Int, threshold: Double = 0.05
+    )
+        -> (start: Double, end: Double, frequency: Double, peakDB: Double)?
+    {
+        guard let first = samples.firstIndex(where: { abs($0) > threshold }),
+            let last = samples.lastIndex(where: { abs($0) > threshold }), last > first + rate / 10
+        else { return nil }
+        let middle = samples[(first + (last - first) / 4)..<(last - (last - first) / 4)]
+        var crossings: [Double] = []
+        for i in middle.indices.dropFirst() where middle[i - 1] < 0 && middle[i] >= 0 {
+            crossings.append(Double(i - 1) + middle[i - 1] / (middle[i - 1] - middle[i]))
+        }
+        let frequency = Double(crossings.count - 1) / ((crossings.last! - crossings.first!) / Double(rate))
+        let rms = (middle.reduce(0) { $0 + $1 * $1 } / Double(middle.count)).squareRoot()
+        return (
+            Double(first) / Double(rate), Double(last) / Double(rate), frequency, 20 * log10(rms * 2.0.squareRoot())
+        )
+    }
+
+    /// A tone file to play into the null sink with paplay.
+    static func toneFile(in dir: URL, seconds: Double, frequency: Double = 1_000) throws -> String {
+        try SyntheticWAV.tone(frequency: frequency, frames: Int(seconds * 48_000), rate: 48_000, channels: 2)
+            .write(to: dir.appendingPathComponent("tone-\(Int(seconds * 1000)).wav"))
+    }
+
+    static func play(_ path: String) throws {
+        let r = try Run.run("/usr/bin/paplay", ["-d", sinkName, path], timeout: 30)
+        #expect(r.status == 0, "paplay: \(r.stderr)")
+    }
+
+    @Test(
+        .enabled(if: pulse != nil, "needs the private PulseAudio that `make test` starts"),
+        arguments: [(8_000, 1, "s16"), (48_000, 2, "s24")])
+    func recordsAToneFromTheMonitor(rate: Int, channels: Int, format: String) throws {
+        let dir = try Paths.makeScratch("record")
+        defer { Paths.removeScratch(dir) }
+        let tone = try Self.toneFile(in: dir, seconds: 1.5, frequency: 441)
+        let out = dir.appendingPathComponent("rec.wav").path
+        let recorder = try Run.launch(
+            Paths.binary,
+            ["record", out, "--rate", "\(rate)", "--channels", "\(channels)", "--format", format, "--duration", "3"]
+                + Self.monitor)
+        defer { if recorder.isRunning { recorder.signal(SIGKILL) } }
+        usleep(600_000)
+        try Self.play(tone)
+        let r = recorder.wait(timeout: 20)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let (samples, fileRate) = try Self.channel0(out)
+        #expect(fileRate == rate)
+        #expect(abs(Double(samples.count) / Double(rate) - 3) < 0.02, "--duration 3 gave \(samples.count) frames")
+        let found = try #require(Self.tone(in: samples, rate: rate), "no tone in the recording")
+        #expect(abs(found.frequency - 441) <= 1, "frequency \(found.frequency)")
+        #expect(abs(found.peakDB - (-6.02)) <= 0.5, "level \(found.peakDB) dBFS")
+        #expect(abs(found.end - found.start - 1.5) <= 0.02, "tone length \(found.end - found.start)")
+        let info = try Run.ytGst(["info", out])
+        #expect(info.status == 0 && !info.stdout.contains("warning"), "\(info.stdout)")
+    }
+
+    /// What one kill -9 left: the file (if the recording had started), how long it had recorded, and checks.
+    struct Trial {
+        var path: String
+        var recorded: Double
+        var exists: Bool
+    }
+
+    /// Starts a recording, waits for its file, kills it `after` seconds later with SIGKILL.
+    static func killTrial(path: String, after: Double, environment: [String: String] = [:]) throws -> Trial {
+        let recorder = try Run.launch(
+            Paths.binary, ["record", path, "--rate", "48000", "--channels", "2"] + monitor, environment: environment)
+        var created: Date?
+        let deadline = Date().addingTimeInterval(10)
+        while created == nil && Date() < deadline {
+            if FileManager.default.fileExists(atPath: path) { created = Date() } else { usleep(2_000) }
+        }
+        guard let created else {
+            recorder.signal(SIGKILL)
+            _ = recorder.wait(timeout: 5)
+            return Trial(path: path, recorded: 0, exists: false)
+        }
+        usleep(useconds_t(after * 1_000_000))
+        recorder.signal(SIGKILL)
+        let recorded = Date().timeIntervalSince(created)
+        _ = recorder.wait(timeout: 5)
+        return Trial(path: path, recorded: recorded, exists: true)
+    }
+
+    /// The RIFF size a file states (from ds64 in an RF64).
+    static func riffSize(_ path: String) throws -> UInt64 {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let head = [UInt8](handle.readData(ofLength: 28))
+        func le(_ at: Int, _ width: Int) -> UInt64 {
+            (0..<width).reduce(0) { $0 | UInt64(head[at + $1]) << (8 * UInt64($1)) }
+        }
+        return le(4, 4) == 0xFFFF_FFFF ? le(20, 8) : le(4, 4)
+    }
+
+    /// Runs `times` kill trials, 5 at a time, and checks every file.
+    static func crashTrials(times: [Double], label: String, rf64Threshold: UInt64? = nil) throws -> Int {
+        let dir = try Paths.makeScratch(label)
+        defer { Paths.removeScratch(dir) }
+        let environment = rf64Threshold.map { ["YT_GST_RF64_THRESHOLD": "\($0)"] } ?? [:]
+        let results = Mutex<[Trial]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 5) { worker in
+            for index in stride(from: worker, to: times.count, by: 5) {
+                let path = dir.appendingPathComponent("kill-\(index).wav").path
+                do {
+                    let trial = try killTrial(path: path, after: times[index], environment: environment)
+                    results.withLock { $0.append(trial) }
+                } catch {
+                    failures.withLock { $0.append("\(index): \(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let trials = results.withLock { $0 }.filter(\.exists).sorted { $0.path < $1.path }
+        let readers = try IndependentReaders.check(trials.map(\.path))
+        for (trial, reader) in zip(trials, readers) {
+            let name = (trial.path as NSString).lastPathComponent
+            let (wav, _) = try WAVFile.open(path: trial.path)
+            #expect(wav.warnings.isEmpty, "\(name): \(wav.warnings)")
+            let declared = Int(wav.chunks.first { $0.id == "data" }?.size ?? 0)
+            let frames = declared / wav.format.blockAlign
+            // On disk: the data chunk's bytes, then (while recording) a JUNK chunk to the end of the file.
+            let onDisk = min(Int(wav.fileSize) - Int(wav.dataOffset), declared) / wav.format.blockAlign
+            #expect(declared % wav.format.blockAlign == 0, "\(name): \(declared) data bytes is not whole frames")
+            #expect(frames == onDisk && frames == Int(wav.frameCount), "\(name): header \(frames), on disk \(onDisk)")
+            let riff = try Self.riffSize(trial.path)
+            #expect(riff + 8 == UInt64(wav.fileSize), "\(name): the RIFF size misses bytes")
+            let seconds = wav.durationSeconds
+            #expect(seconds >= trial.recorded - 1.1, "\(name): \(seconds) s of \(trial.recorded) s")
+            if rf64Threshold == nil {
+                #expect(reader.pythonWave == frames, "\(name): \(reader)")
+            } else if wav.fileSize > 100_000 {
+                #expect(wav.container == .rf64, "\(name): still \(wav.container)")
+            }
+            #expect(reader.soundfile == frames && reader.sox == frames, "\(name): \(reader)")
+            if wav.container == .rf64 {
+                // wavparse 1.22 ignores ds64's data size when the data chunk says 0xFFFFFFFF and plays to the end of
+                // the file: here the audio, then the zeros of the JUNK tail a finished file no longer has.
+                #expect((reader.wavparseBytes ?? 0) >= frames * wav.format.blockAlign, "\(name): \(reader)")
+            } else {
+                #expect(reader.wavparseBytes == frames * wav.format.blockAlign, "\(name): \(reader)")
+            }
+            let info = try Run.ytGst(["info", trial.path])
+            #expect(info.status == 0 && !info.stdout.contains("warning"), "\(name): \(info.stdout)")
+        }
+        return trials.count
+    }
+
+    /// 50 kills: 10 within the first 100 ms of the file, 10 just after a second (the sync), 30 anywhere in 3 s.
+    @Test(.enabled(if: pulse != nil, "needs the private PulseAudio that `make test` starts"))
+    func killNineAtRandomInstantsLeavesValidFiles() throws {
+        var times = (0..<10).map { _ in Double.random(in: 0...0.1) }
+        times += (0..<10).map { _ in Double.random(in: 1.0...1.03) }
+        times += (0..<30).map { _ in Double.random(in: 0...3) }
+        let checked = try Self.crashTrials(times: times, label: "kill")
+        #expect(checked >= 50, "only \(checked) recordings started")
+    }
+
+    /// The same after the file became RF64 (the threshold lowered to 100 kB, about half a second).
+    @Test(.enabled(if: pulse != nil, "needs the private PulseAudio that `make test` starts"))
+    func killNineAfterTheSwitchToRF64LeavesValidFiles() throws {
+        let times = (0..<10).map { _ in Double.random(in: 0.3...2.5) }
+        let checked = try Self.crashTrials(times: times, label: "kill-rf64", rf64Threshold: 100_000)
+        #expect(checked == 10)
+    }
+}
