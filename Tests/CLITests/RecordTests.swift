@@ -198,4 +198,161 @@ import Testing
         let checked = try Self.crashTrials(times: times, label: "kill-rf64", rf64Threshold: 100_000)
         #expect(checked == 10)
     }
+
+    /// A full device (a 300 kB tmpfs): one line, exit 1, and a valid file holding what fit.
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func aFullDiskStopsWithOneLineAndAValidFile() throws {
+        let dir = try Paths.makeScratch("full")
+        defer { Paths.removeScratch(dir) }
+        let mount = try Run.run("/bin/mount", ["-t", "tmpfs", "-o", "size=300k", "tmpfs", dir.path])
+        try #require(mount.status == 0, "mount: \(mount.stderr)")
+        defer { _ = try? Run.run("/bin/umount", [dir.path]) }
+        let out = dir.appendingPathComponent("full.wav").path
+        let r = try Run.ytGst(["record", out, "--source", "tone", "--rate", "48000", "--channels", "2"], timeout: 30)
+        #expect(r.status == 1 && r.saysOneLine(containing: "No space left on device"), "\(r.stderr)")
+        let (wav, _) = try WAVFile.open(path: out)
+        #expect(wav.warnings.isEmpty && wav.frameCount > 48_000, "\(wav.warnings) \(wav.frameCount)")
+        #expect(wav.fileSize == wav.dataOffset + wav.frameCount * 4, "the tail was cut off")
+        let reader = try IndependentReaders.check(out)
+        #expect(reader.soundfile == Int(wav.frameCount) && reader.pythonWave == Int(wav.frameCount), "\(reader)")
+    }
+
+    @Test func anExistingFileIsKeptWithoutForce() throws {
+        let dir = try Paths.makeScratch("exists")
+        defer { Paths.removeScratch(dir) }
+        let out = dir.appendingPathComponent("keep.wav").path
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: out))
+        let r = try Run.ytGst(["record", out, "--source", "tone", "--duration", "0.2"])
+        #expect(r.status == 1 && r.saysOneLine(containing: "already exists"), "\(r.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data("precious".utf8))
+        let forced = try Run.ytGst(["record", out, "--source", "tone", "--duration", "0.2", "--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try WAVFile.open(path: out).file.frameCount == 8_820)
+    }
+
+    /// The bytes of a recording's data chunk.
+    static func data(_ path: String) throws -> [UInt8] {
+        let (wav, reader) = try WAVFile.open(path: path)
+        #expect(wav.warnings.isEmpty, "\(path): \(wav.warnings)")
+        return try reader.bytes(at: wav.dataOffset, count: Int(wav.dataByteCount))
+    }
+
+    /// A deterministic source: a file with two tones between silences, cut into 10 ms buffers.
+    static func voicePipeline(in dir: URL) throws -> String {
+        let rate = 8_000
+        let silence = { (seconds: Double) in [UInt8](repeating: 0, count: Int(seconds * Double(rate)) * 2) }
+        let tone = { (seconds: Double) in
+            SyntheticWAV.tone(frequency: 500, frames: Int(seconds * Double(rate)), rate: rate, channels: 1).samples
+        }
+        let samples = silence(1) + tone(1) + silence(2) + tone(0.5) + silence(1)
+        let path = try SyntheticWAV(sampleRate: rate, channels: 1, bitsPerSample: 16, samples: samples)
+            .write(to: dir.appendingPathComponent("voice.wav"))
+        return "filesrc location=\(path) ! wavparse ! audiobuffersplit output-buffer-duration=1/100 ! appsink name=sink sync=false"
+    }
+
+    /// --vox keeps the pre-roll before each tone and the hang time after it, and nothing of the silence beyond;
+    /// --split vox cuts exactly there, so its files joined are the continuous voice-activated recording.
+    @Test func voiceActivationKeepsPreRollAndHangAndSplitsPerUtterance() throws {
+        let dir = try Paths.makeScratch("vox")
+        defer { Paths.removeScratch(dir) }
+        let pipeline = try Self.voicePipeline(in: dir)
+        let whole = dir.appendingPathComponent("vox.wav").path
+        let r = try Run.ytGst(["record", whole, "--pipeline", pipeline, "--vox", "-30"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let split = try Run.ytGst(
+            [
+                "record", dir.appendingPathComponent("take-%03d.wav").path, "--pipeline", pipeline, "--vox", "-30",
+                "--split", "vox",
+            ])
+        #expect(split.status == 0, "\(split.stderr)")
+        let takes = try (1...2).map {
+            try Self.data(dir.appendingPathComponent(String(format: "take-%03d.wav", $0)).path)
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("take-003.wav").path))
+        #expect(takes.flatMap { $0 } == (try Self.data(whole)), "the takes joined differ from the whole")
+        for (take, toneSeconds) in zip(takes, [1.0, 0.5]) {
+            let samples = ReferenceDecoders.int16(take).map { Double($0) / 32_768 }
+            let found = try #require(Self.tone(in: samples, rate: 8_000, threshold: 0.01))
+            #expect(abs(found.start - 0.2) <= 0.011, "pre-roll \(found.start) s")
+            let after = Double(samples.count) / 8_000 - found.end
+            #expect(after >= 0.5 - 0.001 && after <= 0.5 + 0.011, "hang \(after) s")
+            #expect(abs(found.end - found.start - toneSeconds) <= 0.01)
+        }
+    }
+
+    /// --split TIME: files of exactly TIME (the last shorter) that joined are the continuous recording.
+    @Test func splitFilesJoinedAreTheContinuousRecording() throws {
+        let dir = try Paths.makeScratch("split")
+        defer { Paths.removeScratch(dir) }
+        let pipeline =
+            "audiotestsrc num-buffers=50 samplesperbuffer=441 freq=441 wave=sine ! "
+            + "audio/x-raw,rate=44100,channels=1,format=S16LE ! appsink name=sink sync=false"
+        let whole = dir.appendingPathComponent("whole.wav").path
+        #expect(try Run.ytGst(["record", whole, "--pipeline", pipeline]).status == 0)
+        let r = try Run.ytGst([
+            "record", dir.appendingPathComponent("part.wav").path, "--pipeline", pipeline, "--split", "0.13",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let parts = try (1...4).map {
+            try Self.data(dir.appendingPathComponent(String(format: "part-%03d.wav", $0)).path)
+        }
+        #expect(parts.dropLast().allSatisfy { $0.count == 5_733 * 2 }, "\(parts.map(\.count))")
+        #expect(parts.flatMap { $0 } == (try Self.data(whole)))
+    }
+
+    /// `record -` writes a streaming header and the samples to a pipe.
+    @Test func recordToAPipeWritesAStreamingHeader() throws {
+        let dir = try Paths.makeScratch("pipe")
+        defer { Paths.removeScratch(dir) }
+        let out = dir.appendingPathComponent("piped.wav").path
+        let r = try Run.run(
+            "/bin/sh", ["-c", "'\(Paths.binary)' record - --source tone --duration 1 | cat > '\(out)'"], timeout: 30)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let (wav, _) = try WAVFile.open(path: out)
+        #expect(wav.frameCount == 44_100)
+        #expect(wav.warnings.count == 1 && wav.warnings[0].contains("0xFFFFFFFF"), "\(wav.warnings)")
+        let raw = dir.appendingPathComponent("piped.raw").path
+        let sox = try Run.run("/usr/bin/sox", [out, "-t", "raw", raw])
+        let size = try FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int
+        #expect(sox.status == 0 && size == 88_200, "\(sox.stderr)")
+    }
+
+    /// Keys on a terminal: m drops markers that `info` lists at buffer boundaries, q finishes with 0; Ctrl-C
+    /// finishes the file too, with 130.
+    @Test func markersFromTheKeyboardAndCleanStops() throws {
+        let dir = try Paths.makeScratch("keys")
+        defer { Paths.removeScratch(dir) }
+        let out = dir.appendingPathComponent("marked.wav").path
+        let pane = try TmuxPane("'\(Paths.binary)' record '\(out)' --source tone", dir: dir)
+        defer { pane.close() }
+        #expect(pane.waitFor("REC"), "\(pane.screen)")
+        usleep(500_000)
+        try pane.send("m")
+        #expect(pane.waitFor("marker 1 at"), "\(pane.screen)")
+        usleep(400_000)
+        try pane.send("m")
+        #expect(pane.waitFor("marker 2 at"), "\(pane.screen)")
+        try pane.send("q")
+        #expect(pane.waitFor("EXIT=0"), "\(pane.screen)")
+        let (wav, _) = try WAVFile.open(path: out)
+        let cues = wav.metadata.cuePoints
+        #expect(cues.map(\.label) == ["marker 1", "marker 2"])
+        #expect(cues.allSatisfy { $0.position % 1_024 == 0 }, "not at a buffer boundary: \(cues.map(\.position))")
+        #expect(cues.count == 2 && cues[0].position >= 22_050 && cues[1].position > cues[0].position + 8_820)
+        #expect(cues.allSatisfy { Int64($0.position) <= wav.frameCount })
+        let info = try Run.ytGst(["info", out])
+        #expect(info.stdout.contains("\"marker 2\""), "\(info.stdout)")
+
+        let interrupted = dir.appendingPathComponent("interrupted.wav").path
+        let pane2 = try TmuxPane("'\(Paths.binary)' record '\(interrupted)' --source tone", dir: dir)
+        defer { pane2.close() }
+        #expect(pane2.waitFor("REC"), "\(pane2.screen)")
+        usleep(300_000)
+        try pane2.send("C-c")
+        #expect(pane2.waitFor("EXIT=130"), "\(pane2.screen)")
+        let (stopped, _) = try WAVFile.open(path: interrupted)
+        #expect(
+            stopped.warnings.isEmpty && stopped.frameCount > 0
+                && stopped.fileSize == stopped.dataOffset + stopped.frameCount * 2)
+    }
 }
