@@ -359,7 +359,12 @@ def main():
     p.add_argument("--latency", default="", help="the figure from scripts/measure-latency.sh, or why there is none")
     p.add_argument("--only", default="feed,start-up,real-time,tail",
                    help="comma-separated groups to run: feed (speed, RSS, growth), start-up, real-time, tail")
+    p.add_argument("--record", action="store_true",
+                   help="only the recording rows: CPU against pulsesrc ! wavenc, audio lost after kill -9")
     a = p.parse_args()
+    if a.record:
+        import bench_record  # scripts/bench_record.py, beside this file
+        return bench_record.run(a, med, machine)
     only = set(a.only.split(","))
 
     yt = a.binary

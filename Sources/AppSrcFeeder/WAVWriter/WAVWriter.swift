@@ -141,12 +141,13 @@ public final class WAVWriter {
         try writeAll(Self.junkHeader(size: reservedEnd - newTail - 8), at: Int64(newTail))
         // 2. The audio behind the present JUNK header (and the pad byte), plus the new pad byte if any.
         let prefix = Int(tailStart - start) + 8
-        try writeAll(Array(bytes[prefix...]) + (newData % 2 == 1 ? [0] : []), at: Int64(start) + Int64(prefix))
+        try writeAll(bytes[prefix...], at: Int64(start) + Int64(prefix))
+        if newData % 2 == 1 { try writeAll([0], at: Int64(UInt64(dataOffset) + newData)) }
         // 3. The header: the data chunk now ends at the new JUNK header.
         dataBytes = newData
         try rewriteHeader()
         // 4. The first bytes of the audio over the old JUNK header.
-        try writeAll(Array(bytes[..<prefix]), at: Int64(start))
+        try writeAll(bytes[..<prefix], at: Int64(start))
     }
 
     /// Grows the file to `end` with a longer JUNK tail: the only steps at which a reader can see a tail that does
@@ -220,12 +221,14 @@ public final class WAVWriter {
         try writeAll(header.bytes, at: 0)
     }
 
-    private func writeAll(_ bytes: [UInt8], at offset: Int64) throws(WAVWriteError) {
+    private func writeAll(_ bytes: ArraySlice<UInt8>, at offset: Int64) throws(WAVWriteError) {
         guard try write(bytes, at: offset) == bytes.count else { throw WAVWriteError(.noSpace, "the device is full") }
     }
 
-    /// `file.write` for an array (withUnsafeBytes rethrows untyped: the typed error is carried out by hand).
-    private func write(_ bytes: [UInt8], at offset: Int64) throws(WAVWriteError) -> Int {
+    private func writeAll(_ bytes: [UInt8], at offset: Int64) throws(WAVWriteError) { try writeAll(bytes[...], at: offset) }
+
+    /// `file.write` for bytes in memory (withUnsafeBytes rethrows untyped: the typed error is carried out by hand).
+    private func write(_ bytes: ArraySlice<UInt8>, at offset: Int64) throws(WAVWriteError) -> Int {
         let outcome = bytes.withUnsafeBytes { buffer in
             Result { () throws(WAVWriteError) -> Int in try file.write(buffer, at: offset) }
         }

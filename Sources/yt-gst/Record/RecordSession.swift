@@ -5,7 +5,7 @@ import GstPlayer
 
 /// Records from an appsink into crash-safe WAV files (`WAVWriter`).
 ///
-/// One loop pulls each buffer from the appsink (waking at least every 50 ms), measures it for the meter and voice
+/// One loop takes the buffers from the appsink every 50 ms (or sooner for a key or a bus message), measures it for the meter and voice
 /// activation, writes what is wanted (cut to the exact frame at a split, `--duration` or `--max-size`), and between
 /// buffers reads keys, signals and the bus. Files are created when their first sample arrives, because the format
 /// (the source's own rate and channels, unless asked) is only known then.
@@ -24,6 +24,8 @@ final class RecordSession {
     private var path: String?
     private var files: [String] = []
     private var paused = false
+    /// Bytes taken from the appsink in this turn of the loop, written together.
+    private var pending: [UInt8] = []
     /// Frames written to all files, and to the current one.
     private var framesWritten: UInt64 = 0
     private var framesInFile: UInt64 = 0
@@ -131,38 +133,52 @@ final class RecordSession {
                 default: break
                 }
             }
-            if let sample = sink.pull(timeout: .milliseconds(50)) {
-                do {
-                    if try take(sample) { return .finished }
-                } catch {
-                    return .failed(error.message)
-                }
-            } else if sink.isEndOfStream {
-                return .finished
+            // Everything the appsink holds, then sleep until a key, a message, a signal or the next 50 ms: waking
+            // once per buffer (every 10 ms from pulsesrc) would cost more CPU than the writing itself.
+            do {
+                while let sample = sink.pull(timeout: .zero) { try take(sample) }
+                if try flush() { return .finished }
+            } catch {
+                return .failed(error.message)
             }
+            if sink.isEndOfStream { return .finished }
             showStatus()
+            EventLoop.wait(
+                for: [keyboard == nil ? nil : STDIN_FILENO, pipeline.busDescriptor], until: .now + .milliseconds(50))
         }
     }
 
-    /// Handles one buffer; true when a limit (--duration, --max-size) has been reached.
-    private func take(_ sample: AppSink.Sample) throws(RecordError) -> Bool {
+    /// Measures one buffer and queues what is to be written (`flush()` writes it, once per turn of the loop).
+    private func take(_ sample: AppSink.Sample) throws(RecordError) {
         if format == nil { try start(caps: sample.caps) }
-        guard let format else { return false }
+        guard let format else { return }
         var bytes = sample.bytes
         bytes.removeLast(bytes.count % format.blockAlign)
-        let frames = UInt64(bytes.count / format.blockAlign)
-        framesSeen += frames
-        let peak = levels?.measure(bytes) ?? 0
-        guard !paused else { return false }
-        if var gate {
-            let decision = gate.process(bytes, peak: peak)
-            self.gate = gate
-            if decision.opened && command.split == .utterance { try finishCurrent() }
-            let done = try write(decision.bytes)
-            if decision.closed && command.split == .utterance { try finishCurrent() }
-            return done
+        framesSeen += UInt64(bytes.count / format.blockAlign)
+        // Measured only for what needs it: the meter and voice activation.
+        let peak = statusLine.enabled || jsonStatus || gate != nil ? levels?.measure(bytes) ?? 0 : 0
+        guard !paused else { return }
+        guard var gate else {
+            pending += bytes
+            return
         }
-        return try write(bytes)
+        let decision = gate.process(bytes, peak: peak)
+        self.gate = gate
+        if decision.opened && command.split == .utterance {
+            _ = try flush()
+            try finishCurrent()
+        }
+        pending += decision.bytes
+        if decision.closed && command.split == .utterance {
+            _ = try flush()
+            try finishCurrent()
+        }
+    }
+
+    /// Writes the queued bytes; true when a limit (--duration, --max-size) has been reached.
+    private func flush() throws(RecordError) -> Bool {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return try write(pending)
     }
 
     /// Learns the format from the first buffer's caps and sets up the meter and the gate.
