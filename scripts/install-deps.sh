@@ -16,6 +16,7 @@ if [ "${1:-build}" = test ]; then
   packages+=(libsox-fmt-mp3)  # sox reads MP3 through libmad: the MP3 tests' decoder independent of GStreamer's
   packages+=(gstreamer1.0-plugins-base-apps valgrind)  # gst-play-1.0 for scripts/bench.sh; callgrind for scripts/link-order.sh
   packages+=(time)  # /usr/bin/time: scripts/bench.py reads each run's peak RSS from it (parec, pactl: pulseaudio-utils)
+  packages+=(python3-soundfile alsa-utils)  # record tests read back with libsndfile; bench --record races arecord
 fi
 missing=()
 for p in "${packages[@]}"; do

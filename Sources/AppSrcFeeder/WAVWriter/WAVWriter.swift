@@ -225,7 +225,9 @@ public final class WAVWriter {
         guard try write(bytes, at: offset) == bytes.count else { throw WAVWriteError(.noSpace, "the device is full") }
     }
 
-    private func writeAll(_ bytes: [UInt8], at offset: Int64) throws(WAVWriteError) { try writeAll(bytes[...], at: offset) }
+    private func writeAll(_ bytes: [UInt8], at offset: Int64) throws(WAVWriteError) {
+        try writeAll(bytes[...], at: offset)
+    }
 
     /// `file.write` for bytes in memory (withUnsafeBytes rethrows untyped: the typed error is carried out by hand).
     private func write(_ bytes: ArraySlice<UInt8>, at offset: Int64) throws(WAVWriteError) -> Int {

@@ -72,6 +72,9 @@ struct RecordCommand {
               yt-gst record - | yt-gst play -
             """)
 
+    /// The shipped source templates (pipelines/): fragments that end where record's conversion and appsink begin.
+    static let sourceTemplates: Set<String> = ["mic", "pulse-in", "monitor", "alsa-in", "tone", "uri-in"]
+
     var output: String
     var source: String?
     var pipeline: String?
