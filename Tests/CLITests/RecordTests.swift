@@ -247,7 +247,8 @@ import Testing
         let samples = silence(1) + tone(1) + silence(2) + tone(0.5) + silence(1)
         let path = try SyntheticWAV(sampleRate: rate, channels: 1, bitsPerSample: 16, samples: samples)
             .write(to: dir.appendingPathComponent("voice.wav"))
-        return "filesrc location=\(path) ! wavparse ! audiobuffersplit output-buffer-duration=1/100 ! appsink name=sink sync=false"
+        return "filesrc location=\(path) ! wavparse ! audiobuffersplit output-buffer-duration=1/100 ! "
+            + "appsink name=sink sync=false"
     }
 
     /// --vox keeps the pre-roll before each tone and the hang time after it, and nothing of the silence beyond;
