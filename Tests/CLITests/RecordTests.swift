@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct RecordTests {
     static let pulse = ProcessInfo.processInfo.environment["PULSE_SERVER"]
     static let sinkName = ProcessInfo.processInfo.environment["YT_GST_PULSE_SINK"] ?? "spk"
-    static var monitor: [String] { ["--source", "monitor", "--set", "sink=\(sinkName)"] }
+    static var monitor: [String] { ["--source", "monitor", "--set", "monitor=\(sinkName).monitor"] }
 
     /// The samples of channel 0 of a PCM recording as fractions of full scale, and the rate.
     static func channel0(_ path: String) throws -> (samples: [Double], rate: Int) {
@@ -355,5 +355,25 @@ import Testing
         #expect(
             stopped.warnings.isEmpty && stopped.frameCount > 0
                 && stopped.fileSize == stopped.dataOffset + stopped.frameCount * 2)
+    }
+
+    /// The slow set (YT_GST_SLOW_TESTS=1, not run by `make test`): a real recording past 4 GiB from a fast source
+    /// (8 channels at 48 kHz, about 94 minutes of audio, written as fast as the disk takes it) becomes RF64.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["YT_GST_SLOW_TESTS"] == "1", "slow set"))
+    func aRecordingPastFourGiBBecomesRF64() throws {
+        let dir = try Paths.makeScratch("rf64")
+        defer { Paths.removeScratch(dir) }
+        let out = dir.appendingPathComponent("long.wav").path
+        let seconds = 5_700  // 768 000 bytes a second: 4.38 GB
+        let pipeline =
+            "audiotestsrc wave=sine samplesperbuffer=48000 num-buffers=\(seconds) ! "
+            + "audio/x-raw,format=S16LE,rate=48000,channels=8 ! appsink name=sink sync=false"
+        let r = try Run.ytGst(["record", out, "--pipeline", pipeline], timeout: 3_600)
+        #expect(r.status == 0, "\(r.stderr)")
+        let (wav, _) = try WAVFile.open(path: out)
+        #expect(wav.container == .rf64 && wav.warnings.isEmpty, "\(wav.container) \(wav.warnings)")
+        #expect(wav.frameCount == Int64(seconds) * 48_000 && wav.fileSize > 1 << 32)
+        let reader = try IndependentReaders.check(out)
+        #expect(reader.soundfile == seconds * 48_000, "\(reader)")
     }
 }

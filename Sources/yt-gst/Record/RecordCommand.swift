@@ -53,7 +53,7 @@ struct RecordCommand {
             --force is given. OUT "-" writes the WAV to standard output with a streaming header.
 
             The default source is the "mic" template (autoaudiosrc: PulseAudio or ALSA). Source templates: mic,
-            pulse-in (device=), monitor (a sink's monitor: sink=), alsa-in (device=), tone (freq=, volume=), uri-in
+            pulse-in (device=), monitor (a sink's monitor: monitor=NAME.monitor), alsa-in (device=), tone (freq=, volume=), uri-in
             (uri=, e.g. srt://host:7001 or http://...). The default format is the source's rate and channels at 16
             bits; the original voice memos were --rate 8000 --channels 1.
 
@@ -67,7 +67,7 @@ struct RecordCommand {
 
             EXAMPLES:
               yt-gst record memo.wav --rate 8000 --channels 1
-              yt-gst record take.wav --source monitor --set sink=spk --duration 10
+              yt-gst record take.wav --source monitor --set monitor=spk.monitor --duration 10
               yt-gst record 'memo-%Y%m%d-%H%M%S.wav' --vox -40 --split vox
               yt-gst record - | yt-gst play -
             """)

@@ -47,8 +47,8 @@ enum BuiltinTemplates {
         (
             "monitor",
             #"""
-            # Record what a PulseAudio sink plays, from its monitor (sink= the sink name; default: the default sink).
-            pulsesrc device=${sink:-@DEFAULT_SINK@}.monitor server=${server:-}
+            # Record what a PulseAudio sink plays: monitor= its monitor source (NAME.monitor; default: the default sink's).
+            pulsesrc device=${monitor:-@DEFAULT_MONITOR@} server=${server:-}
             """#
         ),
         (
