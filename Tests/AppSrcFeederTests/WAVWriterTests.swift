@@ -7,9 +7,16 @@ import Testing
 // device; the streaming header.
 @testable import AppSrcFeeder
 
-/// A file in memory with an optional capacity, standing in for a disk that fills up or a pipe.
+/// A file in memory on a device of `capacity` bytes, standing in for a disk that fills up, or for a pipe.
+///
+/// Like a real file system, growing the file (truncate) only makes a hole; space is taken when a byte of a hole is
+/// first written, so a write can come up short in the middle of the file.
 final class MemoryFile: WritableFile {
     var bytes: [UInt8] = []
+    /// Which bytes have been written (holes have not).
+    var allocated: [Bool] = []
+    /// Bytes of the device in use.
+    private(set) var used = 0
     let capacity: Int
     let isSeekable: Bool
     var syncs = 0
@@ -23,19 +30,51 @@ final class MemoryFile: WritableFile {
 
     func write(_ buffer: UnsafeRawBufferPointer, at offset: Int64) throws(WAVWriteError) -> Int {
         let start = isSeekable ? Int(offset) : bytes.count
-        let fits = max(0, min(buffer.count, capacity - start))
-        guard fits > 0 || buffer.isEmpty else { throw WAVWriteError(.noSpace, "No space left on device") }
-        if bytes.count < start + fits { bytes += [UInt8](repeating: 0, count: start + fits - bytes.count) }
-        bytes.replaceSubrange(start..<start + fits, with: buffer.prefix(fits))
-        snapshots?.append(("write \(fits) at \(start)", bytes))
-        return fits
+        if bytes.count < start + buffer.count {
+            bytes += [UInt8](repeating: 0, count: start + buffer.count - bytes.count)
+            allocated += [Bool](repeating: false, count: start + buffer.count - allocated.count)
+        }
+        var written = 0
+        for (index, byte) in buffer.enumerated() {
+            if !allocated[start + index] {
+                guard used < capacity else { break }
+                allocated[start + index] = true
+                used += 1
+            }
+            bytes[start + index] = byte
+            written += 1
+        }
+        truncateUnwritten(after: start + written)
+        guard written > 0 || buffer.isEmpty else { throw WAVWriteError(.noSpace, "No space left on device") }
+        snapshots?.append(("write \(written) at \(start)", bytes))
+        return written
     }
+
+    /// A write that stopped short extended the file only as far as it got.
+    private func truncateUnwritten(after end: Int) {
+        while bytes.count > max(end, logicalLength) && !allocated[bytes.count - 1] {
+            bytes.removeLast()
+            allocated.removeLast()
+        }
+    }
+
+    /// The length set by the last truncate (holes up to it are part of the file).
+    private var logicalLength = 0
 
     func synchronize() throws(WAVWriteError) { syncs += 1 }
 
     func truncate(to length: Int64) throws(WAVWriteError) {
-        if bytes.count > Int(length) { bytes.removeLast(bytes.count - Int(length)) }
-        if bytes.count < Int(length) { bytes += [UInt8](repeating: 0, count: Int(length) - bytes.count) }
+        let length = Int(length)
+        if bytes.count > length {
+            used -= allocated[length...].filter { $0 }.count
+            bytes.removeLast(bytes.count - length)
+            allocated.removeLast(allocated.count - length)
+        }
+        if bytes.count < length {
+            bytes += [UInt8](repeating: 0, count: length - bytes.count)
+            allocated += [Bool](repeating: false, count: length - allocated.count)
+        }
+        logicalLength = length
         snapshots?.append(("truncate to \(length)", bytes))
     }
 }
@@ -44,6 +83,13 @@ final class MemoryFile: WritableFile {
     /// Deterministic sample bytes: `frames` frames of `format`.
     static func pattern(frames: Int, blockAlign: Int, seed: Int = 1) -> [UInt8] {
         (0..<frames * blockAlign).map { UInt8(truncatingIfNeeded: ($0 &* 7919 &+ seed &* 31) >> 3) }
+    }
+
+    /// Options for files in memory: a small tail, so the holes a MemoryFile materialises stay small.
+    static var small: WAVWriter.Options {
+        var options = WAVWriter.Options()
+        options.preallocation = 4_096
+        return options
     }
 
     static func parse(_ bytes: [UInt8]) throws -> WAVFile { try WAVFile(reader: MemoryReader(bytes)) }
@@ -58,7 +104,7 @@ final class MemoryFile: WritableFile {
     func everyFormatReadsBackExactly(sample: SampleFormat, rate: Int, channels: Int) throws {
         let format = WAVFormat.recording(sample, sampleRate: rate, channels: channels)
         let file = MemoryFile()
-        let writer = try WAVWriter(file: file, format: format)
+        let writer = try WAVWriter(file: file, format: format, options: Self.small)
         let data = Self.pattern(frames: 1_001, blockAlign: format.blockAlign)
         // Uneven pieces: partial frames wait for the rest.
         var at = 0
@@ -209,16 +255,23 @@ final class MemoryFile: WritableFile {
     func aFullDeviceLeavesAValidFile(capacity: Int) throws {
         let file = MemoryFile(capacity: capacity)
         let format = WAVFormat.recording(.s24, sampleRate: 8_000, channels: 1)
-        let writer = try WAVWriter(file: file, format: format)
+        let writer = try WAVWriter(file: file, format: format, options: Self.small)
+        var appended: [UInt8] = []
         let error = #expect(throws: WAVWriteError.self) {
-            for _ in 0..<100 { try writer.append(Self.pattern(frames: 50, blockAlign: 3)) }
+            for step in 0..<100 {
+                let chunk = Self.pattern(frames: 50, blockAlign: 3, seed: step)
+                try writer.append(chunk)
+                appended += chunk
+            }
         }
         #expect(error?.kind == .noSpace)
         try writer.finish()
         let wav = try Self.parse(file.bytes)
         #expect(wav.warnings.isEmpty, "\(wav.warnings)")
         #expect(wav.frameCount == Int64(writer.frames) && writer.frames > 0)
-        #expect(file.bytes.count == Int(writer.fileLength) && file.bytes.count <= capacity)
+        #expect(file.bytes.count == Int(writer.fileLength) && file.used <= capacity)
+        let stored = file.bytes[Int(wav.dataOffset)...]
+        #expect(stored.elementsEqual(appended.prefix(stored.count)), "the file holds other bytes than were appended")
     }
 
     @Test func aPipeGetsAStreamingHeader() throws {
