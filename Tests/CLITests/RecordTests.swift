@@ -333,6 +333,13 @@ import Testing
         usleep(400_000)
         try pane.send("m")
         #expect(pane.waitFor("marker 2 at"), "\(pane.screen)")
+        // A second of pause: nothing is written meanwhile.
+        let screen = pane.screen
+        try pane.send("Space")
+        #expect(pane.waitFor("||"), "\(pane.screen)")
+        usleep(1_000_000)
+        try pane.send("Space")
+        usleep(300_000)
         try pane.send("q")
         #expect(pane.waitFor("EXIT=0"), "\(pane.screen)")
         let (wav, _) = try WAVFile.open(path: out)
@@ -341,6 +348,22 @@ import Testing
         #expect(cues.allSatisfy { $0.position % 1_024 == 0 }, "not at a buffer boundary: \(cues.map(\.position))")
         #expect(cues.count == 2 && cues[0].position >= 22_050 && cues[1].position > cues[0].position + 8_820)
         #expect(cues.allSatisfy { Int64($0.position) <= wav.frameCount })
+        // Where the screen said each marker went ("marker 1 at 0:00.5"), within a tenth and a block.
+        for (index, cue) in cues.enumerated() {
+            guard let line = screen.split(separator: "\n").first(where: { $0.contains("marker \(index + 1) at ") }),
+                let text = line.split(separator: " ").last, let colon = text.firstIndex(of: ":"),
+                let minutes = Double(text[..<colon]), let rest = Double(text[text.index(after: colon)...])
+            else {
+                Issue.record("no \"marker \(index + 1) at\" line: \(screen)")
+                continue
+            }
+            let seconds = minutes * 60 + rest
+            #expect(abs(Double(cue.position) / 44_100 - seconds) <= 0.1 + 1_024 / 44_100, "\(cue.position) vs \(text)")
+        }
+        // Recorded about 0.5 + 0.4 + 0.3 s plus start-up: well under the time the paused second would add.
+        let recorded = Double(wav.frameCount) / 44_100
+        let lastMarker = Double(cues[1].position) / 44_100
+        #expect(recorded < lastMarker + 0.7, "the pause wrote audio: \(recorded) s, marker 2 at \(lastMarker) s")
         let info = try Run.ytGst(["info", out])
         #expect(info.stdout.contains("\"marker 2\""), "\(info.stdout)")
 
