@@ -73,7 +73,10 @@ import Testing
             ["record", out, "--rate", "\(rate)", "--channels", "\(channels)", "--format", format, "--duration", "3"]
                 + Self.monitor)
         defer { if recorder.isRunning { recorder.signal(SIGKILL) } }
-        usleep(600_000)
+        // The file appears with the first buffer: then the recording runs (start-up takes long on a busy machine).
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: out) && Date() < deadline { usleep(10_000) }
+        usleep(100_000)
         try Self.play(tone)
         let r = recorder.wait(timeout: 20)
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
