@@ -374,9 +374,14 @@ def main():
     p.add_argument("--yt-receiver", default=YT_RECEIVER, help="yt-gst's receiver command; {extra} takes "
                    "--yt-delay in the delay scenario")
     p.add_argument("--yt-delay", default="--delay-ms 10", help="yt-gst receiver option that delays it by 10 ms")
+    p.add_argument("--record", action="store_true",
+                   help="only the recording rows: CPU against pulsesrc ! wavenc, audio lost after kill -9")
     a = p.parse_args()
     if a.multiroom:
         return multiroom(a)
+    if a.record:
+        import bench_record  # scripts/bench_record.py, beside this file
+        return bench_record.run(a, med, machine)
     only = set(a.only.split(","))
 
     yt = a.binary

@@ -6,7 +6,7 @@
 # PASS/FAIL. Every run has a timeout and its output is checked against the samples that must reach the sink (how,
 # per group: scripts/bench.py's header); a run that hangs, fails or delivers the wrong samples is a FAIL line.
 #
-# Usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS]
+# Usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS] [--record]
 #   --pairs N     timed rounds per group after the warm-up round (default 5; 1 gives a reduced run of ~6 minutes)
 #   --quick       small files (10 s, 1 s, 0.1 s), 1 round, no warm-up, no latency: proves the benchmark works
 #                 (make test); fails only when a run fails or its output check fails, whatever the ratios.
@@ -15,6 +15,8 @@
 #                 scripts/multiroom-lab.py, each scenario of issue 12's table; options passed on to bench.py:
 #                 --multiroom-scenarios LIST, --multiroom-peers LIST, --multiroom-seconds S, --yt-sender CMD,
 #                 --yt-receiver CMD, --yt-delay OPTION (see scripts/bench.py --help)
+#   --record      only the recording rows (scripts/bench_record.py): CPU against pulsesrc ! wavenc, audio lost
+#                 after kill -9 against wavenc, sox and arecord
 #   YT_GST_SCRATCH=DIR   build directory (default .build); YT_GST_BENCH_DIR=DIR  where the files are kept
 #                        (default /tmp/yt-gst-bench; the 1-hour file is 660 MB and is reused).
 # Exit: 0 every run checked and every judged row PASS (quick mode: every run checked), 2 some row FAIL or a run
@@ -22,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
-binary="" pairs=5 quick="" latency=1 only=feed,start-up,real-time,tail multiroom=()
+binary="" pairs=5 quick="" latency=1 only=feed,start-up,real-time,tail multiroom=() record=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --binary) binary=$2; shift 2 ;;
@@ -32,7 +34,8 @@ while [ $# -gt 0 ]; do
     --only) only=$2; latency=""; shift 2 ;;
     --multiroom) multiroom+=(--multiroom); latency=""; shift ;;
     --multiroom-*|--yt-*) multiroom+=("$1" "$2"); shift 2 ;;
-    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS]" \
+    --record) record=--record; latency=""; shift ;;
+    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS] [--record]" \
          "[--multiroom [--multiroom-scenarios LIST] [--multiroom-peers LIST] [--yt-delay OPTION] ...]" >&2
        exit 64 ;;
   esac
@@ -64,5 +67,5 @@ if [ -n "$latency" ]; then
     figure="not measured (scripts/measure-latency.sh failed; see /tmp/yt-gst-bench-latency.log)"
   fi
 fi
-scripts/with-pulseaudio.sh python3 scripts/bench.py --binary "$binary" --dir "$dir" --pairs "$pairs" --only "$only" $quick \
+scripts/with-pulseaudio.sh python3 scripts/bench.py --binary "$binary" --dir "$dir" --pairs "$pairs" --only "$only" $quick $record \
   --latency "$figure" "${multiroom[@]}"

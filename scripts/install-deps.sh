@@ -18,6 +18,7 @@ if [ "${1:-build}" = test ]; then
   packages+=(time)  # /usr/bin/time: scripts/bench.py reads each run's peak RSS from it (parec, pactl: pulseaudio-utils)
   # the multi-room lab: scripts/skew.py (numpy), a receiver's clock run fast (faketime), Snapcast as the bench's peer
   packages+=(python3-numpy faketime snapserver snapclient)
+  packages+=(python3-soundfile alsa-utils)  # record tests read back with libsndfile; bench --record races arecord
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -21,18 +21,32 @@ enum ChannelPositions {
     /// The layout players assume when a file gives no mask: stereo, 3.0, quad, 5.0, 5.1, 6.1, 7.1; unpositioned
     /// (0) beyond 8 channels.
     static func defaultGstMask(channels: Int) -> UInt64 {
-        let wavMask: UInt32
+        defaultWAVMask(channels: channels).flatMap(gstMask(fromWAV:)) ?? 0
+    }
+
+    /// The WAV mask of the usual layout for `channels` (mono is front centre); nil beyond 8 channels.
+    static func defaultWAVMask(channels: Int) -> UInt32? {
         switch channels {
-        case 1: wavMask = 0x4
-        case 2: wavMask = 0x3
-        case 3: wavMask = 0x7
-        case 4: wavMask = 0x33
-        case 5: wavMask = 0x37
-        case 6: wavMask = 0x3F
-        case 7: wavMask = 0x70F
-        case 8: wavMask = 0x63F
-        default: return 0
+        case 1: 0x4
+        case 2: 0x3
+        case 3: 0x7
+        case 4: 0x33
+        case 5: 0x37
+        case 6: 0x3F
+        case 7: 0x70F
+        case 8: 0x63F
+        default: nil
         }
-        return gstMask(fromWAV: wavMask) ?? 0
+    }
+
+    /// The WAV mask for a GStreamer mask, or nil when a position has no WAV bit or the channels would come in a
+    /// different order in the WAV (the writer's side of `gstMask(fromWAV:)`).
+    static func wavMask(fromGst mask: UInt64) -> UInt32? {
+        var result: UInt32 = 0
+        for position in 0..<64 where mask & (1 << UInt64(position)) != 0 {
+            guard let bit = gstPosition.firstIndex(of: position) else { return nil }
+            result |= 1 << UInt32(bit)
+        }
+        return gstMask(fromWAV: result) == mask ? result : nil
     }
 }

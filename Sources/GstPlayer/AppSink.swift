@@ -25,8 +25,10 @@ public final class AppSink: Element, @unchecked Sendable {
 
     /// Waits up to `timeout` for the next buffer; nil at end of stream or on timeout (`isEndOfStream` tells which).
     ///
+    /// - Parameter includingCaps: false leaves `caps` nil: a reader that has the caps already saves copying them out
+    ///   for every buffer (a recorder pulls a hundred a second).
     /// The corresponding C function is `gst_app_sink_try_pull_sample`.
-    public func pull(timeout: Duration) -> Sample? {
+    public func pull(timeout: Duration, includingCaps: Bool = true) -> Sample? {
         guard let sample = gst_app_sink_try_pull_sample(CGst_app_sink(raw), ClockTime(timeout).raw) else { return nil }
         defer { gst_sample_unref(sample) }
         guard let buffer = gst_sample_get_buffer(sample) else { return nil }
@@ -40,7 +42,7 @@ public final class AppSink: Element, @unchecked Sendable {
         return Sample(
             bytes: bytes, pts: time(CGst_buffer_pts(buffer)), duration: time(CGst_buffer_duration(buffer)),
             offset: index(CGst_buffer_offset(buffer)), offsetEnd: index(CGst_buffer_offset_end(buffer)),
-            caps: gst_sample_get_caps(sample).flatMap { Caps($0) },  // transfer none: copied
+            caps: includingCaps ? gst_sample_get_caps(sample).flatMap { Caps($0) } : nil,  // transfer none: copied
             sourceAddress: CGst_buffer_source_address(buffer).map { address in
                 defer { g_free(address) }
                 return String(cString: address)

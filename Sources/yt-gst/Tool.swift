@@ -13,6 +13,7 @@ enum Tool {
 
     static let commands: [Command] = [
         Command(spec: PlayCommand.spec, run: { arguments throws(UsageError) in try PlayCommand(arguments).run() }),
+        Command(spec: RecordCommand.spec, run: { arguments throws(UsageError) in try RecordCommand(arguments).run() }),
         Command(spec: InfoCommand.spec, run: { arguments throws(UsageError) in try InfoCommand(arguments).run() }),
         Command(
             spec: PipelinesCommand.spec, run: { arguments throws(UsageError) in try PipelinesCommand(arguments).run() }),
@@ -49,6 +50,7 @@ enum Tool {
               yt-gst play song.wav
               yt-gst play a.wav b.wav --sink 'wavenc ! filesink location=out.wav'
               yt-gst info --json song.wav
+              yt-gst record memo.wav --rate 8000 --channels 1
               yt-gst stream song.wav --to rtp://192.168.1.20:5004      (and on that machine: yt-gst receive rtp://@:5004)
             """
         return text

@@ -114,7 +114,9 @@ import Testing
         for (name, text) in BuiltinTemplates.all {
             let template = PipelineTemplate(name: name, contents: text, origin: "built-in")
             #expect(!template.description.isEmpty, "\(name)")
-            #expect(template.text.contains("appsrc name=src"), "\(name)")
+            // Record's source templates end where record's conversion and appsink begin.
+            let isSource = RecordCommand.sourceTemplates.contains(name)
+            #expect(template.text.contains("appsrc name=src") != isSource, "\(name)")
         }
     }
 
@@ -123,7 +125,12 @@ import Testing
         Gst.initialize()
         let sample = ["location": "/tmp/x.wav", "host": "10.0.0.1", "uri": "srt://10.0.0.1:7001", "password": "pw"]
         for (name, text) in BuiltinTemplates.all {
-            let template = PipelineTemplate(name: name, contents: text, origin: "built-in")
+            var template = PipelineTemplate(name: name, contents: text, origin: "built-in")
+            let isSource = RecordCommand.sourceTemplates.contains(name)
+            if isSource {
+                let record = try RecordCommand(RecordCommand.spec.parse(["out.wav"]))
+                template = PipelineTemplate(name: name, contents: record.launch(source: template.text), origin: "t")
+            }
             let needed = Dictionary(
                 uniqueKeysWithValues: template.placeholders.filter { $0.fallback == nil }.map {
                     ($0.key, sample[$0.key] ?? "x")
@@ -135,7 +142,7 @@ import Testing
                 continue
             }
             let pipeline = try parsed.get()
-            _ = try pipeline.appSource(named: "src")
+            if isSource { _ = try pipeline.appSink(named: "sink") } else { _ = try pipeline.appSource(named: "src") }
             try PlaybackSession.apply(resolved.properties, to: pipeline)
         }
     }

@@ -13,6 +13,12 @@ public struct WAVMetadata: Sendable, Equatable {
         public var id: String
         /// The text up to its first NUL, trailing spaces dropped; UTF-8 when valid, else read as Latin-1.
         public var value: String
+
+        /// An entry as parsed, or to write (`WAVWriter`).
+        public init(id: String, value: String) {
+            self.id = id
+            self.value = value
+        }
     }
 
     /// The EBU Broadcast Wave `bext` chunk (EBU Tech 3285).
@@ -33,6 +39,21 @@ public struct WAVMetadata: Sendable, Equatable {
         public var version: Int
         /// The coding history, up to 64 KiB of it.
         public var codingHistory: String
+
+        /// A bext chunk as parsed, or to write (`WAVWriter` cuts texts longer than their fixed fields).
+        public init(
+            description: String, originator: String, originatorReference: String, originationDate: String,
+            originationTime: String, timeReference: UInt64, version: Int, codingHistory: String
+        ) {
+            self.description = description
+            self.originator = originator
+            self.originatorReference = originatorReference
+            self.originationDate = originationDate
+            self.originationTime = originationTime
+            self.timeReference = timeReference
+            self.version = version
+            self.codingHistory = codingHistory
+        }
     }
 
     /// A `cue ` point with its `labl`/`note`/`ltxt` texts from LIST/adtl.

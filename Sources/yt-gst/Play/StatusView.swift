@@ -56,13 +56,13 @@ enum StatusView {
         return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
 
-    private static func dB(_ value: Double) -> String {
+    static func dB(_ value: Double) -> String {
         guard value.isFinite, value > -100 else { return " -inf" }
         return " " + trim((value * 10).rounded() / 10)
     }
 
     /// Eight cells from -48 dBFS to 0.
-    private static func meterBar(_ peak: Double) -> String {
+    static func meterBar(_ peak: Double) -> String {
         let cells = peak.isFinite ? max(0, min(8, Int(((peak + 48) / 6).rounded(.down)))) : 0
         return "|" + String(repeating: "#", count: cells) + String(repeating: ".", count: 8 - cells) + "|"
     }

@@ -3,6 +3,13 @@
 enum BuiltinTemplates {
     static let all: [(name: String, text: String)] = [
         (
+            "alsa-in",
+            #"""
+            # Record from an ALSA device directly, bypassing the sound server (device=hw:0,0, default: the ALSA default).
+            alsasrc device=${device:-default}
+            """#
+        ),
+        (
             "alsa",
             #"""
             # An ALSA device directly, bypassing the sound server (device=hw:0,0, default: the ALSA default).
@@ -31,10 +38,31 @@ enum BuiltinTemplates {
             """#
         ),
         (
+            "mic",
+            #"""
+            # Record from the system's default input (autoaudiosrc picks PulseAudio, ALSA, ...).
+            autoaudiosrc
+            """#
+        ),
+        (
+            "monitor",
+            #"""
+            # Record what a PulseAudio sink plays: monitor= its monitor source (NAME.monitor; default: the default sink's).
+            pulsesrc device=${monitor:-@DEFAULT_MONITOR@} server=${server:-}
+            """#
+        ),
+        (
             "null",
             #"""
             # Real time and silent: a clocked fakesink, for trying the player where there is no audio output.
             appsrc name=src ! audioconvert ! audioresample ! fakesink sync=true
+            """#
+        ),
+        (
+            "pulse-in",
+            #"""
+            # Record from a PulseAudio (or PipeWire-Pulse) source; device= picks one (pactl list short sources), server= a remote server.
+            pulsesrc device=${device:-} server=${server:-}
             """#
         ),
         (
@@ -77,6 +105,20 @@ enum BuiltinTemplates {
             #"""
             # Serve lossless PCM over TCP on port= (default 5005) to clients (tcpclientsrc ! gdpdepay).
             appsrc name=src ! audioconvert ! audio/x-raw,format=S16LE ! gdppay ! tcpserversink host=${host:-0.0.0.0} port=${port:-5005} sync=true
+            """#
+        ),
+        (
+            "tone",
+            #"""
+            # Record a test tone, live (freq= 440 Hz, volume= 0.5, wave= sine).
+            audiotestsrc is-live=true freq=${freq:-440} volume=${volume:-0.5} wave=${wave:-sine}
+            """#
+        ),
+        (
+            "uri-in",
+            #"""
+            # Record a network stream or any URI GStreamer opens (uri= srt://host:7001, http://..., rtsp://..., file://...).
+            uridecodebin uri=${uri}
             """#
         ),
         (

@@ -14,13 +14,7 @@ enum PipelineChoice {
     )
         throws(UsageError) -> ResolvedPipeline
     {
-        var values: [String: String] = [:]
-        for setting in settings {
-            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
-                throw UsageError("--set needs KEY=VALUE, not \"\(setting)\"", showsHelp: false)
-            }
-            values[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
-        }
+        let values = try Self.values(from: settings)
         let template: PipelineTemplate
         if let pipeline {
             if let named = library.template(named: pipeline) {
@@ -48,6 +42,18 @@ enum PipelineChoice {
             template = named
         }
         return try instantiate(template, values: values)
+    }
+
+    /// `--set KEY=VALUE` values by key.
+    static func values(from settings: [String]) throws(UsageError) -> [String: String] {
+        var values: [String: String] = [:]
+        for setting in settings {
+            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
+                throw UsageError("--set needs KEY=VALUE, not \"\(setting)\"", showsHelp: false)
+            }
+            values[String(setting[..<equals])] = String(setting[setting.index(after: equals)...])
+        }
+        return values
     }
 
     /// Fills a template's placeholders from `values`.
