@@ -56,6 +56,9 @@ let package = Package(
         .executableTarget(
             name: "yt-gst", dependencies: ["GstPlayer", "AppSrcFeeder"],
             linkerSettings: [
+                // The one symbol the executable exports: pulsesink's calls to pa_stream_get_time reach
+                // Sources/yt-gst/Network/Sync/PulseStreamClock.swift first.
+                .unsafeFlags(["-Xlinker", "--dynamic-list=\(Context.packageDirectory)/scripts/exported-symbols.list"]),
                 .unsafeFlags(
                     [
                         "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",

@@ -22,12 +22,12 @@ struct AlignmentFilter {
         case following
     }
 
-    var settleTime = 300_000.0
+    var settleTime = 700_000.0
     var firstEstimateTime = 1_000_000.0
     var window = 4_000_000.0
     var decisionInterval = 100_000.0
     /// Estimated gaps beyond this (µs) are corrected at once (a jump), not sample by sample.
-    var jumpThreshold = 2_000.0
+    var jumpThreshold = 10_000.0
     var trigger = 1.5
 
     private(set) var phase = Phase.settling

@@ -71,5 +71,7 @@ final class ReceiverSync {
             sink.follow(aligner)
             aligners.append(aligner)
         }
+        // pulsesink's clock is what the aligners compare with the shared one: make it an unbiased one.
+        if !aligners.isEmpty { PulseStreamClock.isEnabled.store(true, ordering: .relaxed) }
     }
 }
