@@ -367,6 +367,8 @@ def main():
     p.add_argument("--multiroom-peers", default="yt-gst,snapcast,snapcast-tuned",
                    help="comma-separated: yt-gst, snapcast (default 1000 ms buffer), snapcast-tuned (100 ms)")
     p.add_argument("--multiroom-seconds", type=float, default=60, help="length of each run (the long one: 200 s)")
+    p.add_argument("--multiroom-receivers", type=int, choices=[2, 3], default=3,
+                   help="receivers per run (default 3; faults are on receiver 2)")
     p.add_argument("--yt-sender", default=YT_SENDER, help="yt-gst's sender command in the lab ({binary} and "
                    "multiroom-lab.py's placeholders)")
     p.add_argument("--yt-receiver", default=YT_RECEIVER, help="yt-gst's receiver command; {extra} takes "
@@ -534,9 +536,9 @@ SNAP_SERVER = ("snapserver -c /dev/null --server.datadir={work} --http.enabled=f
                "--logging.sink=stderr")
 SNAP_FEED = "tail -c +45 {noise} > {work}/snapfifo"  # the WAV's samples (its 44-byte header skipped)
 SNAP_CLIENT = "snapclient -h {sender} --player pulse%s --hostID room{index} --logsink stderr {extra}"
-# name: (lab options, what it shows); "R" is receiver 2 (the right channel), every fault is on it.
+# name: (lab options, what it shows); every fault is on receiver 2 (the right channel; receiver 3, if any, is normal).
 MULTIROOM_SCENARIOS = {
-    "normal": ([], "both receivers normal"),
+    "normal": ([], "every receiver normal"),
     "fast": (["--fast", "2:200"], "receiver 2's clocks 200 ppm fast (faketime)"),
     "jitter-loss": (["--jitter", "2:5", "--loss", "2:1"], "0–5 ms jitter + 1 % loss on receiver 2's path"),
     "late-join": (["--join", "2:20"], "receiver 2 joins 20 s late"),
@@ -559,18 +561,20 @@ def multiroom_run(peer, scenario, a):
     if peer == "yt-gst":
         if delay and not a.yt_delay:
             return {"error": "no --yt-delay given"}
-        sender = a.yt_sender.replace("{binary}", a.binary)
         receiver = a.yt_receiver.replace("{binary}", a.binary)
-        lab += ["--sender", sender, "--receiver", receiver.replace("{extra}", ""),
-                "--receiver", receiver.replace("{extra}", a.yt_delay if delay else "")]
+        extras = ["", a.yt_delay if delay else ""] + [""] * (a.multiroom_receivers - 2)
+        lab += ["--sender", a.yt_sender.replace("{binary}", a.binary)]
     else:
         tuned = peer == "snapcast-tuned"
-        client = SNAP_CLIENT % (":buffer_time=20" if tuned else "")
-        # snapclient's --latency is the device's own latency: the client plays that much earlier, so receiver 1
-        # (left) told 10 ms puts receiver 2 10 ms behind it.
+        receiver = SNAP_CLIENT % (":buffer_time=20" if tuned else "")
+        # snapclient's --latency is the device's own latency: the client plays that much earlier, so the others
+        # told 10 ms put receiver 2 10 ms behind them.
+        extras = ["--latency 10" if delay else ""] * a.multiroom_receivers
+        extras[1] = ""
         lab += ["--pre", SNAP_SERVER % (100 if tuned else 1000), "--sender", SNAP_FEED, "--ready-s", "2",
-                "--receiver", client.replace("{extra}", "--latency 10" if delay else ""),
-                "--receiver", client.replace("{extra}", ""), "--jitter-proto", "tcp", "--tcp-port", "1704"]
+                "--jitter-proto", "tcp", "--tcp-port", "1704"]
+    for extra in extras:
+        lab += ["--receiver", receiver.replace("{extra}", extra)]
     r = subprocess.run(lab, capture_output=True, text=True, timeout=seconds + 120)
     if r.returncode != 0:
         return {"error": f"multiroom-lab.py exited {r.returncode}: {r.stderr.strip()[-300:]}"}
@@ -578,23 +582,32 @@ def multiroom_run(peer, scenario, a):
 
 
 def multiroom_cells(report, scenario):
-    """p99 / max |skew − expected|, median, drift, max − min, latency, longest dropout, settle (late join)."""
+    """The row's cells (see the legend `multiroom` prints) and a note (late join: how long it took to settle)."""
     if "error" in report:
-        return ["-"] * 7 + [report["error"]]
+        return ["-"] * 8 + [report["error"]]
 
     def f(v, fmt="{:.0f}"):
         return "-" if v is None else fmt.format(v)
 
     stats = report
+    worst = (report.get("worst_p99_abs_us"), report.get("worst_max_abs_us"))
     if scenario == "late-join" and report.get("after_settle"):
-        stats = report["after_settle"]  # the figures after it settled, as the goal is stated
+        stats = report["after_settle"]  # the figures after it settled, as the goal is stated (receivers 1-2)
+        worst = (None, None)
+    p99 = stats["p99_abs_us"] if worst[0] is None else worst[0]
+    peak = stats["max_abs_us"] if worst[1] is None else worst[1]
     latency = [v for v in (report.get("latency_ms") or {}).values() if v is not None]
+    if scenario == "late-join":  # the late receiver's from its own start, the others' from the start of sending
+        latency = [v for k, v in (report.get("latency_ms") or {}).items() if v is not None and k != "right"]
+        latency.append(report["lab"].get("join_to_sound_ms_2") or 0)
     settle = report.get("settle_s")
     note = f"settled in {settle:.2f} s" if scenario == "late-join" and settle is not None else (
         "never settled within 50 µs" if scenario == "late-join" else "")
     if report["windows"] == 0:
         note = "no window where both played"
-    return [f"{f(stats['p99_abs_us'])} / {f(stats['max_abs_us'])} µs", f"{f(stats['median_us'])} µs",
+    steady = report.get("steady") or {}
+    return [f"{f(p99)} / {f(peak)} µs", f"{f(steady.get('p99_abs_us'))} / {f(steady.get('max_abs_us'))} µs",
+            f"{f(stats['median_us'])} µs",
             f"{f(stats['drift_us_per_s'], '{:+.1f}')} µs/s", f"{f(stats['range_us'])} µs",
             f"{max(latency):.0f} ms" if latency else "-", f"{report['longest_gap_ms']['max']:.1f} ms",
             f"{report['windows']}", note]
@@ -613,12 +626,14 @@ def multiroom(a):
             return 1
     subprocess.run(["gst-inspect-1.0", "coreelements"], stdout=subprocess.DEVNULL, check=True)
     print(f"multi-room: {machine()}")
-    print("skew = receiver 2 − receiver 1; p99 / max of |skew − expected| (expected 10 000 µs in the delay row); "
-          "latency = start of sending → first sound (the later receiver)")
-    header = ("scenario", "peer", "p99 / max skew", "median", "drift", "max − min", "latency", "longest dropout",
-              "windows", "note")
+    print(f"{a.multiroom_receivers} receivers; skew = receiver 2 − receiver 1 (the faulty one − a normal one); p99 / "
+          "max of |skew − expected| (expected 10 000 µs in the delay row), the worst pair of receivers (late join: "
+          "receivers 1-2 after it settled); after 10 s: the same of receivers 1-2 from 10 s after both sounded; median, drift and max − min of receiver 2 − receiver 1; latency = start "
+          "of sending → first sound (the latest receiver)")
+    header = ("scenario", "peer", "p99 / max skew", "after 10 s", "median", "drift", "max − min", "latency",
+              "longest dropout", "windows", "note")
     print("| " + " | ".join(header) + " |")
-    print("|" + "|".join(["---"] * 2 + ["---:"] * 7 + ["---"]) + "|", flush=True)
+    print("|" + "|".join(["---"] * 2 + ["---:"] * 8 + ["---"]) + "|", flush=True)
     for scenario in scenarios:
         for peer in peers:
             report = multiroom_run(peer, scenario, a)

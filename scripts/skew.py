@@ -9,7 +9,8 @@
 # on the raw samples of a white-noise correlation, which is a sinc, errs by up to ~0.1 sample = 2.5 µs). Windows in
 # which either channel has a silent stretch are skipped (a receiver not playing yet, or a dropout).
 #
-# Prints one JSON object (see `analyse`). Sign: a positive lag means the right channel (receiver 2) is later.
+# Prints one JSON object (see `analyse`). Sign: a positive lag means the right channel (receiver 2) is later. With
+# --channels 3 the third channel is receiver 3, and every pair is reported too (see `analyse_receivers`).
 # Instants on CLOCK_MONOTONIC (nanoseconds, as the lab records them) turn recording positions into latencies:
 # `--t0-ns` is the monotonic time of the recording's first sample, `--send-ns` the start of sending, `--join-ns` the
 # instant from which to measure how long the lag takes to settle within `--bound-us` of `--expect-us`.
@@ -29,20 +30,21 @@ BLOCK_S = 0.005  # a window counts as sounding only if every 5 ms block of both 
 SILENCE_RMS = 10 ** (-50 / 20)  # -50 dBFS: white noise at any usable level is far above it
 MIN_CORRELATION = 0.5  # a window whose normalised peak is lower compares different audio (a jump, a glitch)
 GAP_MIN_SAMPLES = 12  # 0.25 ms of exact zeros: white noise never holds 12 zero samples in a row (p < 1e-40)
+STEADY_AFTER_S = 10  # "steady": the windows from this long after the later first sound (a peer's start-up excluded)
 REFINE_STEPS = 8  # grid points per sample when refining the peak (then a parabola through the top three)
 SUB_S = 0.05  # sub-windows whose lags make a window's (see window_lag)
 SUB_SPAN = 24  # samples searched either side of the whole window's lag in each sub-window (0.5 ms)
 
 
-def read(path, fmt):
-    """The recording as a (frames, 2) float array in [-1, 1]."""
+def read(path, fmt, channels=2):
+    """The recording as a (frames, channels) float array in [-1, 1]."""
     if fmt == "s16le":
         raw = np.fromfile(path, dtype="<i2")
         data = raw.astype(np.float64) / 32768.0
     else:
         data = np.fromfile(path, dtype="<f4").astype(np.float64)
-    frames = len(data) // 2
-    return data[: frames * 2].reshape(frames, 2)
+    frames = len(data) // channels
+    return data[: frames * channels].reshape(frames, channels)
 
 
 def band_limited(spectrum, n, taus):
@@ -146,6 +148,7 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_
 
     windows, skipped_silent, skipped_uncorrelated; median_us (signed lag), mean_us, p99_abs_us and max_abs_us
     (of |lag - expect|), drift_us_per_s (least-squares slope of lag over time), range_us (max - min of the lag);
+    steady: the same for the windows from STEADY_AFTER_S after the later first sound (start-up excluded);
     first_sound_s {left, right} (recording time) and, with t0_ns and send_ns, latency_ms {left, right} (send ->
     first sound); longest_gap_ms and gap_count {left, right, max}; with join_ns, settle_s (join -> in bound) and the
     statistics of the windows after that (after_settle); with with_lags, lags [[t_s, lag_us, peak], ...].
@@ -172,6 +175,11 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_
     report.update(statistics(times, lags, expect_us))
     first = {name: first_sound(ch, block) for name, ch in (("left", left), ("right", right))}
     report["first_sound_s"] = {k: (None if v is None else v / rate) for k, v in first.items()}
+    if None not in first.values():
+        since = max(first.values()) / rate + STEADY_AFTER_S
+        steady = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since]
+        report["steady"] = statistics([t for t, _ in steady], [lag for _, lag in steady], expect_us)
+        report["steady"]["windows"] = len(steady)
     if t0_ns is not None and send_ns is not None:
         report["latency_ms"] = {k: (None if v is None else (t0_ns + v / rate * 1e9 - send_ns) / 1e6)
                                 for k, v in first.items()}
@@ -188,6 +196,33 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_
             report["after_settle"] = statistics([t for t, _ in after], [lag for _, lag in after], expect_us)
     if with_lags:
         report["lags"] = [[round(t, 3), round(lag, 3), round(p, 3)] for t, lag, p in zip(times, lags, peaks)]
+    return report
+
+
+def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_ns=None, send_ns=None,
+                      join_ns=None, with_lags=False):
+    """`analyse` of receiver 2 against receiver 1 (channels 0 and 1); with a third channel (receiver 3, expected
+    in step with receiver 1) also "pairs": the statistics of every pair ("1-2", "1-3", "2-3"), "worst_p99_abs_us"
+    and "worst_max_abs_us" over them, and receiver 3's latency and dropouts as "center"."""
+    report = analyse(data[:, :2], rate, expect_us, bound_us, max_lag_ms, t0_ns, send_ns, join_ns, with_lags)
+    if data.shape[1] < 3:
+        return report
+    expect = [0.0, expect_us, 0.0]
+    keys = ("median_us", "p99_abs_us", "max_abs_us", "drift_us_per_s", "range_us", "windows")
+    report["pairs"] = {"1-2": {k: report[k] for k in keys}}
+    for i, j in ((0, 2), (1, 2)):
+        pair = analyse(data[:, [i, j]], rate, expect[j] - expect[i], bound_us, max_lag_ms, t0_ns, send_ns, join_ns)
+        report["pairs"][f"{i + 1}-{j + 1}"] = {k: pair[k] for k in keys}
+        if i == 0:
+            report["first_sound_s"]["center"] = pair["first_sound_s"]["right"]
+            if "latency_ms" in report:
+                report["latency_ms"]["center"] = pair["latency_ms"]["right"]
+            report["longest_gap_ms"]["center"] = pair["longest_gap_ms"]["right"]
+            report["longest_gap_ms"]["max"] = max(report["longest_gap_ms"]["max"], pair["longest_gap_ms"]["right"])
+            report["gap_count"]["center"] = pair["gap_count"]["right"]
+    for key in ("p99_abs_us", "max_abs_us"):
+        values = [v[key] for v in report["pairs"].values() if v[key] is not None]
+        report["worst_" + key] = max(values) if values else None
     return report
 
 
@@ -292,6 +327,7 @@ def main():
     p = argparse.ArgumentParser(description="Skew between the left and right channel of a raw 48 kHz recording.")
     p.add_argument("recording", nargs="?")
     p.add_argument("--format", choices=["s16le", "f32le"], default="s16le")
+    p.add_argument("--channels", type=int, choices=[2, 3], default=2, help="receivers recorded (default 2)")
     p.add_argument("--rate", type=int, default=RATE)
     p.add_argument("--expect-us", type=float, default=0.0, help="the lag the receivers should have (a delay)")
     p.add_argument("--bound-us", type=float, default=50.0, help="settled: every later window within this")
@@ -306,8 +342,8 @@ def main():
         return self_test()
     if not a.recording:
         p.error("a recording is needed (or --self-test)")
-    report = analyse(read(a.recording, a.format), a.rate, a.expect_us, a.bound_us, a.max_lag_ms, a.t0_ns,
-                     a.send_ns, a.join_ns, a.lags)
+    report = analyse_receivers(read(a.recording, a.format, a.channels), a.rate, a.expect_us, a.bound_us, a.max_lag_ms,
+                               a.t0_ns, a.send_ns, a.join_ns, a.lags)
     print(json.dumps(report))
     return 0
 
