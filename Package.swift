@@ -11,7 +11,7 @@ import PackageDescription
 /// (Debian 12 has 2.36) the POSIX threads library is part of libc (`pthread_create` is in libc.so.6, nothing links
 /// libpthread), and the `_REENTRANT` it defines is only a synonym for POSIX 1995, below the default level.
 let gstreamer: (includes: [String], libraryPaths: [String], libraries: [String]) = {
-    let modules = ["gstreamer-1.0", "gstreamer-app-1.0", "gstreamer-audio-1.0"]
+    let modules = ["gstreamer-1.0", "gstreamer-app-1.0", "gstreamer-audio-1.0", "gstreamer-net-1.0", "gio-2.0"]
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["pkg-config", "--cflags-only-I", "--libs-only-L", "--libs-only-l"] + modules

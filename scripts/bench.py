@@ -536,6 +536,7 @@ SNAP_SERVER = ("snapserver -c /dev/null --server.datadir={work} --http.enabled=f
                "--logging.sink=stderr")
 SNAP_FEED = "tail -c +45 {noise} > {work}/snapfifo"  # the WAV's samples (its 44-byte header skipped)
 SNAP_CLIENT = "snapclient -h {sender} --player pulse%s --hostID room{index} --logsink stderr {extra}"
+MULTIROOM_WARMUP_S = 10  # the "steady" figures start this long after sending (a peer's start-up left out)
 # name: (lab options, what it shows); every fault is on receiver 2 (the right channel; receiver 3, if any, is normal).
 MULTIROOM_SCENARIOS = {
     "normal": ([], "every receiver normal"),
@@ -555,7 +556,7 @@ def multiroom_run(peer, scenario, a):
         seconds += 20
     delay = scenario == "delay"
     lab = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "multiroom-lab.py"),
-           "--seconds", str(seconds), "--max-lag-ms", "100"] + options
+           "--seconds", str(seconds), "--max-lag-ms", "100", "--warmup-s", str(MULTIROOM_WARMUP_S)] + options
     if delay:
         lab += ["--expect-us", "10000"]
     if peer == "yt-gst":
@@ -584,7 +585,7 @@ def multiroom_run(peer, scenario, a):
 def multiroom_cells(report, scenario):
     """The row's cells (see the legend `multiroom` prints) and a note (late join: how long it took to settle)."""
     if "error" in report:
-        return ["-"] * 8 + [report["error"]]
+        return ["-"] * 9 + [report["error"]]
 
     def f(v, fmt="{:.0f}"):
         return "-" if v is None else fmt.format(v)
@@ -606,10 +607,14 @@ def multiroom_cells(report, scenario):
     if report["windows"] == 0:
         note = "no window where both played"
     steady = report.get("steady") or {}
-    return [f"{f(p99)} / {f(peak)} µs", f"{f(steady.get('p99_abs_us'))} / {f(steady.get('max_abs_us'))} µs",
+    steady_p99 = report.get("worst_steady_p99_abs_us", steady.get("p99_abs_us"))
+    steady_max = report.get("worst_steady_max_abs_us", steady.get("max_abs_us"))
+    steady_latency = [v for v in (report.get("steady_latency_ms") or {}).values() if v is not None]
+    return [f"{f(p99)} / {f(peak)} µs", f"{f(steady_p99)} / {f(steady_max)} µs",
             f"{f(stats['median_us'])} µs",
             f"{f(stats['drift_us_per_s'], '{:+.1f}')} µs/s", f"{f(stats['range_us'])} µs",
-            f"{max(latency):.0f} ms" if latency else "-", f"{report['longest_gap_ms']['max']:.1f} ms",
+            f"{max(latency):.0f} ms" if latency else "-",
+            f"{max(steady_latency):.0f} ms" if steady_latency else "-", f"{report['longest_gap_ms']['max']:.1f} ms",
             f"{report['windows']}", note]
 
 
@@ -628,12 +633,14 @@ def multiroom(a):
     print(f"multi-room: {machine()}")
     print(f"{a.multiroom_receivers} receivers; skew = receiver 2 − receiver 1 (the faulty one − a normal one); p99 / "
           "max of |skew − expected| (expected 10 000 µs in the delay row), the worst pair of receivers (late join: "
-          "receivers 1-2 after it settled); after 10 s: the same of receivers 1-2 from 10 s after both sounded; median, drift and max − min of receiver 2 − receiver 1; latency = start "
-          "of sending → first sound (the latest receiver)")
-    header = ("scenario", "peer", "p99 / max skew", "after 10 s", "median", "drift", "max − min", "latency",
-              "longest dropout", "windows", "note")
+          "receivers 1-2 after it settled); after N s: the same from N s after sending; median, drift and max − min "
+          "of receiver 2 − receiver 1; first sound = start of sending → first sound (the latest receiver; a late "
+          "one from its own start); steady latency = the first packet (RTP) or the start of sending (Snapcast) → "
+          "sound, after the warm-up (the latest receiver)")
+    header = ("scenario", "peer", "p99 / max skew", f"after {MULTIROOM_WARMUP_S} s", "median", "drift", "max − min",
+              "first sound", "steady latency", "longest dropout", "windows", "note")
     print("| " + " | ".join(header) + " |")
-    print("|" + "|".join(["---"] * 2 + ["---:"] * 8 + ["---"]) + "|", flush=True)
+    print("|" + "|".join(["---"] * 2 + ["---:"] * 9 + ["---"]) + "|", flush=True)
     for scenario in scenarios:
         for peer in peers:
             report = multiroom_run(peer, scenario, a)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures yt-gst's RTP sender-to-receiver latency with the defaults (L16, 50 ms jitter buffer) between two
+# Measures yt-gst's RTP sender-to-receiver latency unsynchronised (--no-sync: L16, 50 ms jitter buffer) between two
 # network namespaces, and prints one line `latency_ms=<median>` on stdout (details, and PASS/FAIL against the
 # 60 ms goal, on stderr).
 # Needs root (namespaces, a packet socket). Runs the LatencyTests test of the NetworkTests target.

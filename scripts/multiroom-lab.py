@@ -295,6 +295,19 @@ def proxy_tcp(listen_port, target, target_port, max_ms):
 # MARK: the run
 
 
+def sniff(group, port, out):
+    """In a receiver's namespace: writes the CLOCK_MONOTONIC ns at which the first packet to GROUP:PORT arrived (the
+    receiver's own socket gets its copy too: multicast goes to every socket bound to the port)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((group, int(port)))
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(group) + socket.inet_aton("0.0.0.0"))
+    s.recv(65536)
+    arrived = time.monotonic_ns()
+    with open(out, "w") as f:
+        f.write(str(arrived))
+
+
 def pairs(values, kind):
     out = {}
     for v in values:
@@ -321,9 +334,15 @@ def main():
     p.add_argument("--join", action="append", default=[], metavar="I:SECONDS")
     p.add_argument("--keep", help="copy the recording and logs into this directory")
     p.add_argument("--lags", action="store_true")
+    p.add_argument("--warmup-s", type=float, default=5.0,
+                   help="the steady statistics (and the steady latency) start this long after sending")
+    p.add_argument("--sniff", nargs=3, metavar=("GROUP", "PORT", "OUT"), help=argparse.SUPPRESS)
     p.add_argument("--relay-udp", nargs=3, metavar=("GROUP", "PORTS", "MAXMS"), help=argparse.SUPPRESS)
     p.add_argument("--proxy-tcp", nargs=4, metavar=("LISTEN", "HOST", "PORT", "MAXMS"), help=argparse.SUPPRESS)
     a = p.parse_args()
+    if a.sniff:
+        sniff(*a.sniff)
+        return 0
     if a.relay_udp:
         return relay_udp(a.relay_udp[0], [int(x) for x in a.relay_udp[1].split(",")], float(a.relay_udp[2]))
     if a.proxy_tcp:
@@ -388,6 +407,8 @@ def main():
             return lab.launch(f"r{i}", fill(a.receiver[i - 1], i), f"receiver{i}", env={"PULSE_SINK": SINKS[i - 1]},
                               prefix=prefix)
 
+        first_packet = os.path.join(work, "first-packet")
+        lab.launch("r1", f"python3 {this} --sniff {GROUP} {PORT} {first_packet}", "sniffer")
         for i in range(1, len(a.receiver) + 1):
             if i not in join:
                 start_receiver(i)
@@ -410,7 +431,17 @@ def main():
                                "log_tail": open(log, errors="replace").read()[-600:]}
         data = skew.read(recorder.path, "s16le", len(a.receiver))
         report = skew.analyse_receivers(data, RATE, a.expect_us, a.bound_us, a.max_lag_ms, recorder.t0_ns, send_ns,
-                                        join_ns, a.lags)
+                                        join_ns, a.lags, a.warmup_s)
+        # Sending to sound in the steady state: from the first packet on the wire (RTP senders) or, without one
+        # (Snapcast's TCP), from the start of sending.
+        start_ns, reference = send_ns, "start of sending"
+        if os.path.exists(first_packet):
+            start_ns, reference = int(open(first_packet).read()), "first packet"
+        if os.path.exists(noise):
+            source = skew.read(noise, "s16le", 2, header=44)[:, 0]
+            report["steady_latency_ms"] = skew.steady_latency(data, source, RATE, recorder.t0_ns, start_ns,
+                                                              (send_ns - recorder.t0_ns) / 1e9 + a.warmup_s)
+            report["steady_latency_from"] = reference
         report["lab"] = {"seconds_recorded": round(len(data) / RATE, 3), "processes": statuses}
         # A late receiver's latency counts from its own start.
         for i, start_ns in joined.items():

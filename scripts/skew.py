@@ -30,16 +30,15 @@ BLOCK_S = 0.005  # a window counts as sounding only if every 5 ms block of both 
 SILENCE_RMS = 10 ** (-50 / 20)  # -50 dBFS: white noise at any usable level is far above it
 MIN_CORRELATION = 0.5  # a window whose normalised peak is lower compares different audio (a jump, a glitch)
 GAP_MIN_SAMPLES = 12  # 0.25 ms of exact zeros: white noise never holds 12 zero samples in a row (p < 1e-40)
-STEADY_AFTER_S = 10  # "steady": the windows from this long after the later first sound (a peer's start-up excluded)
 REFINE_STEPS = 8  # grid points per sample when refining the peak (then a parabola through the top three)
 SUB_S = 0.05  # sub-windows whose lags make a window's (see window_lag)
 SUB_SPAN = 24  # samples searched either side of the whole window's lag in each sub-window (0.5 ms)
 
 
-def read(path, fmt, channels=2):
-    """The recording as a (frames, channels) float array in [-1, 1]."""
+def read(path, fmt, channels=2, header=0):
+    """The recording (or a WAV after its `header` bytes) as a (frames, channels) float array in [-1, 1]."""
     if fmt == "s16le":
-        raw = np.fromfile(path, dtype="<i2")
+        raw = np.fromfile(path, dtype="<i2", offset=header)
         data = raw.astype(np.float64) / 32768.0
     else:
         data = np.fromfile(path, dtype="<f4").astype(np.float64)
@@ -143,15 +142,15 @@ def settle_time(times, lags, expect, bound, since):
 
 
 def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_ns=None, send_ns=None,
-            join_ns=None, with_lags=False):
+            join_ns=None, with_lags=False, warmup_s=None):
     """The skew report of a (frames, 2) recording, as a dict:
 
     windows, skipped_silent, skipped_uncorrelated; median_us (signed lag), mean_us, p99_abs_us and max_abs_us
     (of |lag - expect|), drift_us_per_s (least-squares slope of lag over time), range_us (max - min of the lag);
-    steady: the same for the windows from STEADY_AFTER_S after the later first sound (start-up excluded);
     first_sound_s {left, right} (recording time) and, with t0_ns and send_ns, latency_ms {left, right} (send ->
     first sound); longest_gap_ms and gap_count {left, right, max}; with join_ns, settle_s (join -> in bound) and the
-    statistics of the windows after that (after_settle); with with_lags, lags [[t_s, lag_us, peak], ...].
+    statistics of the windows after that (after_settle); with warmup_s (and t0_ns, send_ns), the statistics of the
+    windows from that long after sending on (steady); with with_lags, lags [[t_s, lag_us, peak], ...].
     """
     size = int(round(WINDOW_S * rate))
     block = int(round(BLOCK_S * rate))
@@ -175,11 +174,6 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_
     report.update(statistics(times, lags, expect_us))
     first = {name: first_sound(ch, block) for name, ch in (("left", left), ("right", right))}
     report["first_sound_s"] = {k: (None if v is None else v / rate) for k, v in first.items()}
-    if None not in first.values():
-        since = max(first.values()) / rate + STEADY_AFTER_S
-        steady = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since]
-        report["steady"] = statistics([t for t, _ in steady], [lag for _, lag in steady], expect_us)
-        report["steady"]["windows"] = len(steady)
     if t0_ns is not None and send_ns is not None:
         report["latency_ms"] = {k: (None if v is None else (t0_ns + v / rate * 1e9 - send_ns) / 1e6)
                                 for k, v in first.items()}
@@ -194,25 +188,68 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_
         if settle is not None:
             after = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since + settle]
             report["after_settle"] = statistics([t for t, _ in after], [lag for _, lag in after], expect_us)
+    if warmup_s is not None and t0_ns is not None and send_ns is not None:
+        steady(report, times, lags, expect_us, (send_ns - t0_ns) / 1e9 + warmup_s)
     if with_lags:
         report["lags"] = [[round(t, 3), round(lag, 3), round(p, 3)] for t, lag, p in zip(times, lags, peaks)]
     return report
 
 
+def steady(report, times, lags, expect_us, since_s):
+    """The statistics of the windows from recording time `since_s` on (after the start-up), as report["steady"]."""
+    after = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since_s]
+    report["steady"] = statistics([t for t, _ in after], [lag for _, lag in after], expect_us)
+    report["steady"]["windows"] = len(after)
+    report["steady"]["since_s"] = round(since_s, 3)
+
+
+def source_index(channel, source, at, length):
+    """The index in `source` of the sample heard at `channel[at]`: where `channel[at:at+length]` correlates best with
+    `source` (FFT cross-correlation over the whole source), and the normalised peak."""
+    piece = channel[at:at + length].astype(np.float64)
+    if len(piece) < length or not piece.any():
+        return None, 0.0
+    src = source.astype(np.float64)
+    n = 1 << int(np.ceil(np.log2(len(src) + length)))
+    corr = np.fft.irfft(np.fft.rfft(src, n) * np.conj(np.fft.rfft(piece, n)), n)[:len(src)]
+    k = int(np.argmax(corr))
+    norm = np.sqrt(np.sum(piece ** 2) * np.sum(src[k:k + length] ** 2)) or 1.0
+    return k, float(corr[k] / norm)
+
+
+def steady_latency(data, source, rate, t0_ns, start_ns, since_s):
+    """Sending to sound in the steady state (ms), per channel: the sample heard at recording time `since_s` + 1 s is
+    found in the source (source index k), and its sound time is compared with when it was sent (start_ns, the
+    instant source sample 0 went out, + k / rate)."""
+    result = {}
+    at = int((since_s + 1.0) * rate)
+    for index, name in enumerate(("left", "right", "center")[: data.shape[1]]):
+        k, peak = source_index(data[:, index], source, at, rate // 2)
+        if k is None or peak < 0.15:  # chance peaks over a minute of noise stay below 0.04
+            result[name] = None
+            continue
+        heard_ns = t0_ns + at / rate * 1e9
+        result[name] = round((heard_ns - (start_ns + k / rate * 1e9)) / 1e6, 3)
+    return result
+
+
 def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_ns=None, send_ns=None,
-                      join_ns=None, with_lags=False):
+                      join_ns=None, with_lags=False, warmup_s=None):
     """`analyse` of receiver 2 against receiver 1 (channels 0 and 1); with a third channel (receiver 3, expected
-    in step with receiver 1) also "pairs": the statistics of every pair ("1-2", "1-3", "2-3"), "worst_p99_abs_us"
-    and "worst_max_abs_us" over them, and receiver 3's latency and dropouts as "center"."""
-    report = analyse(data[:, :2], rate, expect_us, bound_us, max_lag_ms, t0_ns, send_ns, join_ns, with_lags)
+    in step with receiver 1) also "pairs": the statistics of every pair ("1-2", "1-3", "2-3", each with its
+    "steady" ones), "worst_p99_abs_us" and "worst_max_abs_us" over them (and "worst_steady_..."), and receiver 3's
+    latency and dropouts as "center"."""
+    report = analyse(data[:, :2], rate, expect_us, bound_us, max_lag_ms, t0_ns, send_ns, join_ns, with_lags,
+                     warmup_s)
     if data.shape[1] < 3:
         return report
     expect = [0.0, expect_us, 0.0]
     keys = ("median_us", "p99_abs_us", "max_abs_us", "drift_us_per_s", "range_us", "windows")
-    report["pairs"] = {"1-2": {k: report[k] for k in keys}}
+    report["pairs"] = {"1-2": {k: report.get(k) for k in keys + ("steady",)}}
     for i, j in ((0, 2), (1, 2)):
-        pair = analyse(data[:, [i, j]], rate, expect[j] - expect[i], bound_us, max_lag_ms, t0_ns, send_ns, join_ns)
-        report["pairs"][f"{i + 1}-{j + 1}"] = {k: pair[k] for k in keys}
+        pair = analyse(data[:, [i, j]], rate, expect[j] - expect[i], bound_us, max_lag_ms, t0_ns, send_ns, join_ns,
+                       warmup_s=warmup_s)
+        report["pairs"][f"{i + 1}-{j + 1}"] = {k: pair.get(k) for k in keys + ("steady",)}
         if i == 0:
             report["first_sound_s"]["center"] = pair["first_sound_s"]["right"]
             if "latency_ms" in report:
@@ -223,6 +260,8 @@ def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=
     for key in ("p99_abs_us", "max_abs_us"):
         values = [v[key] for v in report["pairs"].values() if v[key] is not None]
         report["worst_" + key] = max(values) if values else None
+        values = [v["steady"][key] for v in report["pairs"].values() if v["steady"] and v["steady"][key] is not None]
+        report["worst_steady_" + key] = max(values) if values else None
     return report
 
 
@@ -335,6 +374,8 @@ def main():
     p.add_argument("--t0-ns", type=int, help="CLOCK_MONOTONIC of the recording's first sample")
     p.add_argument("--send-ns", type=int, help="CLOCK_MONOTONIC when sending started (for latency_ms)")
     p.add_argument("--join-ns", type=int, help="CLOCK_MONOTONIC from which settle_s is measured")
+    p.add_argument("--warmup-s", type=float, help="with --t0-ns and --send-ns: steady statistics from this long "
+                   "after sending")
     p.add_argument("--lags", action="store_true", help="include every window's [t_s, lag_us, peak]")
     p.add_argument("--self-test", action="store_true")
     a = p.parse_args()
@@ -343,7 +384,7 @@ def main():
     if not a.recording:
         p.error("a recording is needed (or --self-test)")
     report = analyse_receivers(read(a.recording, a.format, a.channels), a.rate, a.expect_us, a.bound_us, a.max_lag_ms,
-                               a.t0_ns, a.send_ns, a.join_ns, a.lags)
+                               a.t0_ns, a.send_ns, a.join_ns, a.lags, a.warmup_s)
     print(json.dumps(report))
     return 0
 

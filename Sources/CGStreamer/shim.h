@@ -7,6 +7,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/audio/audio.h>
 #include <gst/audio/streamvolume.h>
+#include <gst/net/net.h>
 
 static inline GstClockTime CGst_second(void) { return GST_SECOND; }
 static inline GstClockTime CGst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
@@ -70,6 +71,33 @@ static inline GType CGst_type_value_array(void) {
     G_GNUC_BEGIN_IGNORE_DEPRECATIONS
     return G_TYPE_VALUE_ARRAY;
     G_GNUC_END_IGNORE_DEPRECATIONS
+}
+
+
+/// Clocks: the casts and checks are macros (network clocks, see Clock.swift).
+static inline GstClock *CGst_clock(gpointer object) { return GST_CLOCK(object); }
+static inline gboolean CGst_is_audio_base_sink(GstElement *element) { return GST_IS_AUDIO_BASE_SINK(element); }
+static inline GstAudioBaseSink *CGst_audio_base_sink(GstElement *element) { return GST_AUDIO_BASE_SINK(element); }
+/// The rate the sink's ring buffer plays at, 0 before it is negotiated (a field: no getter exists).
+static inline gint CGst_audio_base_sink_rate(GstAudioBaseSink *sink) {
+    return sink->ringbuffer ? GST_AUDIO_INFO_RATE(&sink->ringbuffer->spec.info) : 0;
+}
+/// Replaces the buffer a probe sees with a writable one (the probe's data field is a macro).
+static inline GstBuffer *CGst_probe_writable_buffer(GstPadProbeInfo *info) {
+    GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+    return buffer;
+}
+static inline void CGst_buffer_set_pts(GstBuffer *buffer, GstClockTime pts) { GST_BUFFER_PTS(buffer) = pts; }
+/// multiudpsink's "add" action signal (g_signal_emit_by_name is variadic).
+static inline void CGst_multiudpsink_add(GstElement *sink, const gchar *host, gint port) {
+    g_signal_emit_by_name(sink, "add", host, port);
+}
+/// The sender's address of a buffer received from the network ("10.0.0.1"), transfer full, or NULL.
+static inline gchar *CGst_buffer_source_address(GstBuffer *buffer) {
+    GstNetAddressMeta *meta = gst_buffer_get_net_address_meta(buffer);
+    if (meta == NULL || !G_IS_INET_SOCKET_ADDRESS(meta->addr)) return NULL;
+    return g_inet_address_to_string(g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(meta->addr)));
 }
 
 #endif

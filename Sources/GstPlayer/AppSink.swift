@@ -19,6 +19,8 @@ public final class AppSink: Element, @unchecked Sendable {
         public var offsetEnd: Int64?
         /// The caps of the stream, nil when the sample had none.
         public var caps: Caps?
+        /// Who sent the buffer ("10.0.0.1"), for buffers received from the network (`udpsrc`); else nil.
+        public var sourceAddress: String? = nil
     }
 
     /// Waits up to `timeout` for the next buffer; nil at end of stream or on timeout (`isEndOfStream` tells which).
@@ -38,7 +40,11 @@ public final class AppSink: Element, @unchecked Sendable {
         return Sample(
             bytes: bytes, pts: time(CGst_buffer_pts(buffer)), duration: time(CGst_buffer_duration(buffer)),
             offset: index(CGst_buffer_offset(buffer)), offsetEnd: index(CGst_buffer_offset_end(buffer)),
-            caps: gst_sample_get_caps(sample).flatMap { Caps($0) })  // transfer none: copied
+            caps: gst_sample_get_caps(sample).flatMap { Caps($0) },  // transfer none: copied
+            sourceAddress: CGst_buffer_source_address(buffer).map { address in
+                defer { g_free(address) }
+                return String(cString: address)
+            })
     }
 
     /// Whether the sink has received end of stream and every sample was pulled.

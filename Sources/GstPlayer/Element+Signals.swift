@@ -37,6 +37,12 @@ extension Element {
             }, GConnectFlags(rawValue: 0))
     }
 
+    /// Adds a destination to a `multiudpsink` (its "add" action signal: any address family, unlike its "clients"
+    /// string, which splits "HOST:PORT" at the first colon).
+    ///
+    /// The corresponding C function is `g_signal_emit_by_name` with multiudpsink's "add".
+    public func addDestination(host: String, port: Int) { CGst_multiudpsink_add(raw, host, gint(port)) }
+
     /// Posts an application message named `name` on the bus each time an rtpbin receives an RTCP BYE
     /// (a sender has finished), so the one loop reading the bus can end the stream.
     ///

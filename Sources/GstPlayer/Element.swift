@@ -62,6 +62,19 @@ public class Element: @unchecked Sendable {
         g_object_class_find_property(CGst_gobject_class_of(raw), property) != nil
     }
 
+    /// Whether the property has its default value (no one set it, e.g. in a launch string); false when the element
+    /// has no such property.
+    ///
+    /// The corresponding C functions are `g_object_get_property` and `g_param_value_defaults`.
+    public func hasDefaultValue(_ property: String) -> Bool {
+        guard let spec = g_object_class_find_property(CGst_gobject_class_of(raw), property) else { return false }
+        var value = GValue()
+        g_value_init(&value, spec.pointee.value_type)
+        defer { g_value_unset(&value) }
+        g_object_get_property(CGst_gobject(raw), property, &value)
+        return g_param_value_defaults(spec, &value) != 0
+    }
+
     /// Sets a property from its string form, as gst-launch would ("5004", "true", "0.5", "my song!.wav").
     ///
     /// The value is set on the parsed element, never pasted into launch text, so any character arrives unchanged.

@@ -1,4 +1,6 @@
-// yt-gst — sender-to-receiver latency with the defaults, measured on one clock.
+// yt-gst — sender-to-receiver latency of an unsynchronised receiver (--no-sync: its 50 ms jitter buffer),
+// measured on one clock. (A synchronised receiver plays at the sender's time + --latency-ms, 80 ms by default;
+// scripts/multiroom-bench measures that, sending to sound.)
 //
 // Both namespaces share CLOCK_MONOTONIC. A packet sniffer in the receiver's namespace stamps each RTP packet as
 // it arrives (the sender's udpsink sends each packet at its sample time, and the veth adds microseconds); the
@@ -44,7 +46,7 @@ struct LatencyTests {
         let receiver = try lab.launch(
             in: lab.host("r"), Binary.path,
             [
-                "receive", "rtp://@:5004", "--timeout", "5", "--sink",
+                "receive", "rtp://@:5004", "--no-sync", "--timeout", "5", "--sink",
                 "audio/x-raw,format=S16LE,rate=\(rate),channels=2 ! filesink location=\(fifo) buffer-mode=unbuffered sync=true",
             ])
         try #require(

@@ -299,6 +299,28 @@ struct StreamingTests {
             "not contiguous to the end: \(output.data.count) bytes from frame \(offset)")
     }
 
+    /// A receiver that plays in real time follows the sender's clock; when the clock's answers stop (blocked
+    /// after 2 s) it says so once and plays on, on its last estimate, to the end.
+    @Test func aReceiverThatLosesTheClockPlaysOnAndSaysSoOnce() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r"])
+        defer { lab.close() }
+        let (_, file) = try inputWAV(frames: 44_100 * 6)
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", "fakesink sync=true"])
+        try listening(lab)
+        let sender = try lab.launch(
+            in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(lab.host("r").address):5004"])
+        Thread.sleep(forTimeInterval: 2)
+        try lab.blockIncoming(fromUDPPort: 5006, in: lab.host("r"))
+        let sent = sender.wait(timeout: 20)
+        let received = receiver.wait(timeout: 20)
+        #expect(sent.status == 0 && received.status == 0, "\(sent.stderr) \(received.stderr)")
+        let said = received.stderr.components(separatedBy: "the sender's clock stopped answering").count - 1
+        #expect(said == 1, "said \(said) times: \(received.stderr)")
+        #expect(received.stderr.contains("0:05."), "it played to the end: \(received.stderr)")
+        #expect(received.stderr.contains("clock lost, on last estimate"), "\(received.stderr)")
+    }
+
     @Test func fivePercentLossIsReportedAndSkippedCleanly() throws {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s", "r"])

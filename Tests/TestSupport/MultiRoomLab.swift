@@ -27,6 +27,8 @@ public struct MultiRoomRun: Sendable {
     public var jitter: [Int: Double] = [:]
     /// Receiver → seconds after the start of sending at which it is started.
     public var join: [Int: Double] = [:]
+    /// The steady statistics start this long after sending (the start-up left out).
+    public var warmupSeconds: Double = 5
 
     public init(senders: [String], receivers: [String]) {
         self.senders = senders
@@ -41,6 +43,7 @@ public struct MultiRoomRun: Sendable {
             + receivers.flatMap { ["--receiver", $0] }
             + ["--seconds", "\(seconds)", "--expect-us", "\(expectMicroseconds)", "--bound-us", "\(boundMicroseconds)"]
             + pairs("--fast", fast) + pairs("--loss", loss) + pairs("--jitter", jitter) + pairs("--join", join)
+            + ["--warmup-s", "\(warmupSeconds)"]
     }
 }
 
@@ -60,6 +63,15 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
         public var status: Int?
         public var logTail: String
     }
+    /// The statistics of a stretch of windows (the steady ones, after the start-up).
+    public struct Statistics: Decodable, Sendable {
+        public var windows: Int
+        public var medianUs: Double?
+        public var p99AbsUs: Double?
+        public var maxAbsUs: Double?
+        public var driftUsPerS: Double?
+        public var rangeUs: Double?
+    }
     public struct Lab: Decodable, Sendable {
         public var secondsRecorded: Double
         public var processes: [String: Process]
@@ -78,6 +90,10 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
     public var longestGapMs: Gaps
     /// From a late receiver's start until every later window is within the bound (nil: never).
     public var settleS: Double?
+    /// The windows from `warmupSeconds` after sending on.
+    public var steady: Statistics?
+    /// Sending (the first packet on the wire) to sound, in the steady state, per receiver.
+    public var steadyLatencyMs: PerChannel?
     public var lab: Lab
 
     /// The figures and, for a run that went wrong, what each process said last.
@@ -88,6 +104,8 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
         }
         return "windows \(windows), median \(f(medianUs)) µs, p99 \(f(p99AbsUs)) µs, max \(f(maxAbsUs)) µs, "
             + "drift \(f(driftUsPerS)) µs/s, latency \(f(latencyMs?.left))/\(f(latencyMs?.right)) ms, "
+            + "steady: median \(f(steady?.medianUs)) µs, range \(f(steady?.rangeUs)) µs, "
+            + "drift \(f(steady?.driftUsPerS)) µs/s, latency \(f(steadyLatencyMs?.left))/\(f(steadyLatencyMs?.right)) ms, "
             + "longest gap \(f(longestGapMs.max)) ms\n" + logs.joined(separator: "\n")
     }
 }

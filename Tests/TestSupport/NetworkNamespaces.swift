@@ -150,6 +150,22 @@ public final class NetworkLab: @unchecked Sendable {
         }
     }
 
+    /// Drops every incoming UDP packet sent from `port` (e.g. a clock server's answers), with nftables in `host`'s
+    /// namespace.
+    public func blockIncoming(fromUDPPort port: Int, in host: LabHost) throws {
+        let nft = ["/usr/sbin/nft", "/sbin/nft"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nft"
+        for command in [
+            ["add", "table", "inet", "ytblock"],
+            ["add", "chain", "inet", "ytblock", "input", "{", "type", "filter", "hook", "input", "priority", "0", ";", "}"],
+            ["add", "rule", "inet", "ytblock", "input", "udp", "sport", "\(port)", "drop"],
+        ] {
+            let r = try run(in: host, nft, command, timeout: 10)
+            guard r.status == 0 else {
+                throw NetworkLabError(description: "nft \(command.joined(separator: " ")): \(r.stderr)")
+            }
+        }
+    }
+
     /// Packets the `dropIncoming` rule has dropped so far.
     public func droppedPackets(in host: LabHost) throws -> Int { try lossCounter(in: host, dropRule: true) }
 

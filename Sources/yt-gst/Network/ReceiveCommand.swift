@@ -13,7 +13,16 @@ struct ReceiveCommand {
         options: [
             OptionSpec(
                 name: "latency-ms", valueName: "N",
-                help: "Jitter-buffer latency in ms (default 50; SRT: its latency, default 125)."),
+                help: "RTP: sending to sound in ms, the same on every receiver (default 80; with --no-sync the "
+                    + "jitter buffer's, default 50). SRT: its latency (default 125)."),
+            OptionSpec(
+                name: "delay-ms", valueName: "N",
+                help: "Play this receiver N ms later (negative: earlier), for a speaker with its own delay."),
+            OptionSpec(name: "no-sync", help: "Play as packets arrive, not in step with the sender's clock."),
+            OptionSpec(
+                name: "clock", valueName: "CLOCK",
+                help: "The clock to follow: sender (the default, published by yt-gst stream), ntp://HOST[:PORT] or "
+                    + "ptp[:DOMAIN]; an SDP's a=ts-refclk line sets it too."),
             OptionSpec(name: "timeout", valueName: "SEC", help: "Give up (exit 1) after SEC seconds without data."),
             .sink(templates: false),
             .pipeline(templates: false),
@@ -26,6 +35,11 @@ struct ReceiveCommand {
             (the SDP `stream --sdp` writes, or any SDP for one RTP audio stream), srt://HOST:PORT (call a sender
             that listens) or srt://:PORT (listen), with ?passphrase=SECRET&pbkeylen=16|24|32 for encrypted SRT.
 
+            RTP receivers play in step (multi-room): each follows the sender's clock (published by `yt-gst stream`
+            on its RTP port + 2, or the NTP or PTP clock of --clock or the SDP), plays sample n when that clock reads
+            the sender's time of n plus --latency-ms (+ --delay-ms), and keeps its audio output on that instant one
+            sample at a time. A sender that publishes no clock is played unsynchronised, with a warning.
+
             Without an SDP the format comes from the RTP payload type (yt-gst's table; L16 44.1 kHz uses RFC 3551's
             10 and 11). The stream ends when the sender finishes (RTCP BYE, or the end of the SRT stream): the
             output is finalised (a wavenc header is written), a summary goes to stderr and the exit code is 0.
@@ -35,6 +49,7 @@ struct ReceiveCommand {
             EXAMPLES:
               yt-gst receive rtp://@:5004
               yt-gst receive rtp://@239.255.0.1:5004 --iface eth0
+              yt-gst receive rtp://@239.255.0.1:5004 --delay-ms 12 --sink 'pulsesink device=kitchen'
               yt-gst receive song.sdp --sink 'wavenc ! filesink location=copy.wav' --timeout 5
               yt-gst receive 'srt://:7001?passphrase=correct-horse-battery'
             """)
@@ -45,6 +60,11 @@ struct ReceiveCommand {
     var output: String
     var usesDefaultOutput: Bool
     var interface: String?
+    /// Whether RTP plays in step with the sender's clock (not --no-sync), and on which clock.
+    var synchronised: Bool
+    var clock: ReferenceClock?
+    /// --delay-ms in ns.
+    var delay: Int64
     var quiet: Bool
     var verbose: Bool
 
@@ -68,6 +88,9 @@ struct ReceiveCommand {
         output = pipeline ?? sink.map { "audioconvert ! audioresample ! " + $0 } ?? ReceiveCommand.defaultOutput
         usesDefaultOutput = sink == nil && pipeline == nil
         interface = arguments.value("iface")
+        synchronised = !arguments.flags.contains("no-sync")
+        clock = try arguments.value("clock").map { text throws(UsageError) in try ReferenceClock(option: text) }
+        delay = Int64(try arguments.integer("delay-ms", in: -10_000...10_000) ?? 0) * 1_000_000
         quiet = arguments.flags.contains("quiet")
         verbose = arguments.flags.contains("verbose")
         switch source {
@@ -80,8 +103,14 @@ struct ReceiveCommand {
             }
         case .srt:
             if interface != nil { throw UsageError("--iface applies to RTP multicast only") }
+            if delay != 0 || clock != nil || !synchronised {
+                throw UsageError("--delay-ms, --clock and --no-sync apply to RTP (SRT plays as it arrives)")
+            }
         case .sdp:
             break
+        }
+        if !synchronised && (delay != 0 || clock != nil) {
+            throw UsageError("--delay-ms and --clock synchronise playback; they do not go with --no-sync")
         }
     }
 
@@ -97,7 +126,14 @@ struct ReceiveCommand {
                 return .failure
             }
             let pipeline = try makePipeline(plan)
-            return ReceiveSession(command: self, pipeline: pipeline, plan: plan).run()
+            let sender = try firstPacketIfSynchronising(plan, pipeline: pipeline)
+            let sync = try sender.flatMap { first throws(ExitCode) in try makeSync(plan, sender: first, pipeline: pipeline) }
+            if sender != nil && sync == nil {
+                // No clock to follow: the jitter buffer's latency as without synchronisation.
+                try? pipeline.element(named: "rtpbin").set(
+                    "latency", fromString: String(latency ?? ReceiveCommand.defaultLatencyMilliseconds))
+            }
+            return ReceiveSession(command: self, pipeline: pipeline, plan: plan, sync: sync).run()
         } catch {
             return error
         }
@@ -118,10 +154,70 @@ struct ReceiveCommand {
             }
             // A unicast SDP names this machine's address; listening on every address is the same and more robust.
             return .rtp(
-                address: sdp.isMulticast ? sdp.address : nil, port: sdp.port, rtcpPort: sdp.rtcpPort, caps: sdp.rtpCaps)
+                address: sdp.isMulticast ? sdp.address : nil, port: sdp.port, rtcpPort: sdp.rtcpPort, caps: sdp.rtpCaps,
+                clock: sdp.referenceClock)
         case .srt(let endpoint):
             return .srt(endpoint)
         }
+    }
+
+    /// For a synchronised RTP receiver that plays in real time: the first packet (who sends, which payload type);
+    /// nil otherwise. An output that does not follow the clock (a file) is not synchronised, and loses nothing.
+    private func firstPacketIfSynchronising(_ plan: ReceivePlan, pipeline: Pipeline) throws(ExitCode) -> FirstPacket? {
+        guard synchronised, case .rtp(let address, let port, _, _, _) = plan,
+            (try? pipeline.element(named: "received"))?.pipelineSynchronizesToClock ?? true
+        else { return nil }
+        return try FirstPacket.wait(
+            port: port, group: address, interface: interface, timeout: timeout, describing: source)
+    }
+
+    /// The shared clock, synced, and the timing of `pipeline` on it; nil (after a warning) when the sender publishes
+    /// no clock.
+    ///
+    /// - Throws: the exit code, once the problem has been said (an NTP or PTP clock that does not answer).
+    private func makeSync(_ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline) throws(ExitCode)
+        -> ReceiverSync?
+    {
+        guard case .rtp(_, let port, _, let caps, let sdpClock) = plan else { return nil }
+        let rtpCaps = caps ?? RTPFormat.knownCapsByPayloadType[sender.payloadType]
+        guard let rate = rtpCaps?["clock-rate"]?.number.map({ Int($0) }), rate > 0 else { return nil }
+        let reference = clock ?? sdpClock ?? .sender
+        let clockPort = MediaClock.clockPort(rtpPort: port)
+        guard
+            let shared = reference.makeClock(
+                senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
+        else {
+            Terminal.error("yt-gst: \(reference) is not available here (PTP needs gst-ptp-helper and ports 319-320)")
+            throw .failure
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while !shared.waitForSync(timeout: .milliseconds(100)) {
+            if let signal = Interrupts.pending { throw Interrupts.exitCode(for: signal) }
+            guard ContinuousClock.now < deadline else {
+                if reference != .sender {
+                    Terminal.error("yt-gst: \(source): \(reference) did not answer within 3 s")
+                    throw .failure
+                }
+                if !quiet {
+                    Terminal.error(
+                        "yt-gst: \(source): warning: \(sender.sender) publishes no clock on UDP port \(clockPort) "
+                            + "(not a yt-gst sender?); playing unsynchronised")
+                }
+                return nil
+            }
+        }
+        let sync = ReceiverSync(
+            clock: shared,
+            latency: ClockTime(nanoseconds: UInt64(latency ?? ReceiverSync.defaultLatencyMilliseconds) * 1_000_000),
+            delay: delay, rate: rate)
+        do throws(GstError) {
+            try pipeline.element(named: "rtpbin").set("latency", fromString: String(sync.jitterBufferMilliseconds))
+            sync.prepare(pipeline, retimeElement: try pipeline.element(named: "retime"))
+        } catch {
+            Terminal.error("yt-gst: \(describe(error, plan: plan, connected: false))")
+            throw .failure
+        }
+        return sync
     }
 
     /// The pipeline for `plan` into the output, with the user's values set.
@@ -146,7 +242,7 @@ struct ReceiveCommand {
 
     private func configure(_ pipeline: Pipeline, plan: ReceivePlan) throws(GstError) {
         switch plan {
-        case .rtp(let address, let port, let rtcpPort, let caps):
+        case .rtp(let address, let port, let rtcpPort, let caps, _):
             let rtpbin = try pipeline.element(named: "rtpbin")
             try rtpbin.set("latency", fromString: String(latency ?? ReceiveCommand.defaultLatencyMilliseconds))
             if caps == nil { rtpbin.answerPayloadTypeRequests(from: RTPFormat.knownCapsByPayloadType) }

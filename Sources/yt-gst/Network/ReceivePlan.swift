@@ -3,8 +3,9 @@ import GstPlayer
 
 /// What `receive` builds.
 enum ReceivePlan {
-    /// RTP through rtpbin; `address` is a multicast group to join (nil: every local address); caps from an SDP.
-    case rtp(address: String?, port: Int, rtcpPort: Int, caps: Caps?)
+    /// RTP through rtpbin; `address` is a multicast group to join (nil: every local address); caps and the
+    /// reference clock from an SDP.
+    case rtp(address: String?, port: Int, rtcpPort: Int, caps: Caps?, clock: ReferenceClock? = nil)
     case srt(SRTEndpoint)
 
     var networkSourceName: String {
@@ -21,7 +22,7 @@ enum ReceivePlan {
         case .rtp:
             return
                 "rtpbin name=rtpbin udpsrc name=rtp ! rtpbin.recv_rtp_sink_0 udpsrc name=rtcp ! rtpbin.recv_rtcp_sink_0 "
-                + "rtpbin. ! \(decode)"
+                + "rtpbin. ! identity name=retime silent=true ! \(decode)"
         case .srt:
             return "srtsrc name=net ! gdpdepay name=framing ! \(decode)"
         }

@@ -23,6 +23,9 @@ final class ReceiveSession {
     private let command: ReceiveCommand
     private let pipeline: Pipeline
     private let plan: ReceivePlan
+    /// A synchronised receiver's timing, and what its clock last said.
+    private let sync: ReceiverSync?
+    private var clockWatch = ClockWatch()
     /// The decoded audio (after the decoder), and what the network source delivered.
     private var counter: FlowCounter? = nil
     private var arrivals: FlowCounter? = nil
@@ -50,10 +53,11 @@ final class ReceiveSession {
     private var lastLossReport = ContinuousClock.now
     private var nextDraw = ContinuousClock.now
 
-    init(command: ReceiveCommand, pipeline: Pipeline, plan: ReceivePlan) {
+    init(command: ReceiveCommand, pipeline: Pipeline, plan: ReceivePlan, sync: ReceiverSync? = nil) {
         self.command = command
         self.pipeline = pipeline
         self.plan = plan
+        self.sync = sync
         status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
         warnings = NetworkWarnings(quiet: command.quiet, verbose: command.verbose)
         finishAllowance = .milliseconds(command.latency ?? 125) + .seconds(2)
@@ -78,11 +82,13 @@ final class ReceiveSession {
             }
             let current = stats()
             reportLosses(current)
+            reportClockLoss()
             drawStatus(current)
             EventLoop.wait(
                 for: [pipeline.busDescriptor],
                 until: EventLoop.earliest(
-                    endAt, finishDeadline, nextArrivalCheck, nextLossCheck(current), status.enabled ? nextDraw : nil))
+                    endAt, finishDeadline, nextArrivalCheck, nextLossCheck(current), status.enabled ? nextDraw : nil,
+                    sync == nil ? nil : clockWatch.nextCheck))
         }
     }
 
@@ -96,6 +102,10 @@ final class ReceiveSession {
                 logWatch = DebugLogWatch(
                     category: "srtlib", level: .info, patterns: [SRTRejectReason.handshakeLogMarker],
                     pipeline: pipeline, messageName: "yt-gst/srt-rejected")
+            }
+            if let sync {
+                try pipeline.setState(.ready)  // autoaudiosink makes its sink when it goes to READY
+                try sync.alignOutputs(of: pipeline)
             }
             try pipeline.setState(.playing)
             return true
@@ -197,6 +207,11 @@ final class ReceiveSession {
             }
         case .element(let structure) where structure.name == "GstUDPSrcTimeout":
             begin(.timedOut)
+        case .element(let structure) where structure.name == ClockWatch.statisticsMessage:
+            if clockWatch.observe(structure), !command.quiet {
+                status.clear()
+                Terminal.error("yt-gst: \(source): the sender's clock answers again")
+            }
         default:
             break
         }
@@ -245,11 +260,28 @@ final class ReceiveSession {
         return current.lost > reportedLost ? lastLossReport + .milliseconds(1001) : .now + .seconds(1)
     }
 
+    /// Says once when the sender's clock stops answering (playback goes on, on the clock's last estimate).
+    private func reportClockLoss() {
+        guard sync != nil, clockWatch.checkLost(), !command.quiet else { return }
+        status.clear()
+        Terminal.error(
+            "yt-gst: \(source): warning: the sender's clock stopped answering; playing on its last estimate")
+    }
+
     private func drawStatus(_ current: ReceiveStats) {
         guard status.enabled, ContinuousClock.now >= nextDraw else { return }
         nextDraw = .now + .milliseconds(100)
         let state = ending == nil ? (current.audio.buffers == 0 ? "… waiting for" : "● receiving") : "■ finishing"
-        status.draw("\(state) \(source)  \(current.audio.duration)  \(current.packets)")
+        let timing = syncSummary.map { "  \($0)" } ?? ""
+        status.draw("\(state) \(source)  \(current.audio.duration)  \(current.packets)\(timing)")
+    }
+
+    /// "in sync, clock ±12 µs, output +95 ppm (40 corrections)": the sync state, the clock's distance to the
+    /// sender's at its last answer and how far the output is corrected; nil when not synchronised.
+    private var syncSummary: String? {
+        guard let sync else { return nil }
+        let output = sync.aligners.first?.status
+        return SyncSummary(clock: clockWatch, output: output).text
     }
 
     /// After the pipeline's end of stream: the summary, and the exit code for why it ended.
@@ -258,13 +290,19 @@ final class ReceiveSession {
         switch ending {
         case .senderFinished?:
             if stats.audio.buffers == 0 { return senderFinishedWithoutAudio(stats) }
-            if !command.quiet { Terminal.error("yt-gst: \(source): the sender finished; \(stats.summary)") }
+            if !command.quiet {
+                let timing = syncSummary.map { "; \($0)" } ?? ""
+                Terminal.error("yt-gst: \(source): the sender finished; \(stats.summary)\(timing)")
+            }
             return .success
         case .timedOut?:
             Terminal.error("yt-gst: no data from \(source) for \(timeoutText) (\(stats.summary))")
             return .failure
         case .interrupted(let signal)?:
-            if !command.quiet { Terminal.error("yt-gst: \(source): stopped; \(stats.summary)") }
+            if !command.quiet {
+                let timing = syncSummary.map { "; \($0)" } ?? ""
+                Terminal.error("yt-gst: \(source): stopped; \(stats.summary)\(timing)")
+            }
             return Interrupts.exitCode(for: signal)
         case .failed?, nil:
             Terminal.error("yt-gst: \(failure ?? "\(source): failed") (\(stats.summary))")

@@ -24,6 +24,7 @@ extension SessionDescription {
         self.ttl = ttl
         self.port = media.port
         self.rtcpPort = lines.rtcpPort ?? media.port + 1
+        self.referenceClock = lines.mediaClock ?? lines.sessionClock
         self.payloadType = payloadType
         self.encodingName = encoding.name
         self.clockRate = encoding.clockRate
@@ -81,6 +82,9 @@ private struct SDPLines {
     var rtcpPort: Int? = nil
     var rtpmaps: [Int: String] = [:]
     var fmtps: [Int: String] = [:]
+    /// `a=ts-refclk` of the session and of the audio stream (the stream's wins).
+    var sessionClock: ReferenceClock? = nil
+    var mediaClock: ReferenceClock? = nil
     /// Whether the lines now read are session-level (before the first m= line of any kind).
     var inSession = true
     /// Whether the lines now read belong to the first audio stream (from its m= line to the next m= line).
@@ -107,6 +111,8 @@ private struct SDPLines {
             try readMedia(value)
         case "a" where inAudio:
             readAttribute(value)
+        case "a" where inSession && value.hasPrefix("ts-refclk:"):
+            sessionClock = ReferenceClock(sdpValue: String(value.dropFirst(10)))
         default:
             break
         }
@@ -130,7 +136,7 @@ private struct SDPLines {
         media = (port, fields[3...].compactMap { Int($0) })
     }
 
-    /// "a=rtpmap:…", "a=fmtp:…" and "a=rtcp:…" of the audio stream; other attributes do not matter.
+    /// "a=rtpmap:…", "a=fmtp:…", "a=ts-refclk:…" and "a=rtcp:…" of the audio stream; other attributes do not matter.
     private mutating func readAttribute(_ value: String) {
         if value.hasPrefix("rtpmap:") {
             let parts = value.dropFirst(7).split(separator: " ", maxSplits: 1)
@@ -138,6 +144,8 @@ private struct SDPLines {
         } else if value.hasPrefix("fmtp:") {
             let parts = value.dropFirst(5).split(separator: " ", maxSplits: 1)
             if parts.count == 2, let pt = Int(parts[0]) { fmtps[pt] = parts[1].trimmingSpaces }
+        } else if value.hasPrefix("ts-refclk:") {
+            mediaClock = ReferenceClock(sdpValue: String(value.dropFirst(10)))
         } else if value.hasPrefix("rtcp:") {
             rtcpPort = Int(value.dropFirst(5).split(separator: " ")[0])
         }

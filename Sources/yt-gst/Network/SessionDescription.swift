@@ -21,17 +21,20 @@ struct SessionDescription: Equatable {
     var encodingParameters: Int?
     /// fmtp parameters, e.g. ["sprop-stereo": "1"].
     var formatParameters: [(String, String)]
+    /// The clock the RTP timestamps count (RFC 7273 `a=ts-refclk`, with `a=mediaclk:direct=0`), if given.
+    var referenceClock: ReferenceClock? = nil
 
     static func == (lhs: SessionDescription, rhs: SessionDescription) -> Bool {
         lhs.name == rhs.name && lhs.address == rhs.address && lhs.ttl == rhs.ttl && lhs.port == rhs.port
             && lhs.rtcpPort == rhs.rtcpPort && lhs.payloadType == rhs.payloadType
             && lhs.encodingName == rhs.encodingName
             && lhs.clockRate == rhs.clockRate && lhs.encodingParameters == rhs.encodingParameters
-            && lhs.formatParameters.map { "\($0)=\($1)" } == rhs.formatParameters.map { "\($0)=\($1)" }
+            && lhs.referenceClock == rhs.referenceClock && lhs.formatParameters.map { "\($0)=\($1)" } == rhs.formatParameters.map { "\($0)=\($1)" }
     }
 
     /// The description of a stream `stream` sends in `format` to `address`:`port`.
-    init(name: String, format: RTPFormat, address: String, port: Int, ttl: Int?) {
+    init(name: String, format: RTPFormat, address: String, port: Int, ttl: Int?, clock: ReferenceClock? = nil) {
+        self.referenceClock = clock
         self.name = name
         self.address = address
         self.ttl = RTPEndpoint.isMulticastAddress(address) && !address.contains(":") ? ttl ?? 1 : nil
@@ -65,6 +68,10 @@ struct SessionDescription: Equatable {
         lines.append("a=rtpmap:\(payloadType) \(encodingName)/\(clockRate)\(parameters)")
         if !formatParameters.isEmpty {
             lines.append("a=fmtp:\(payloadType) " + formatParameters.map { "\($0)=\($1)" }.joined(separator: "; "))
+        }
+        if let referenceClock {
+            lines.append("a=ts-refclk:\(referenceClock.sdpValue)")
+            lines.append("a=mediaclk:direct=0")
         }
         return lines.map { $0 + "\r\n" }.joined()
     }

@@ -10,7 +10,12 @@ struct StreamCommand {
         options: [
             OptionSpec(
                 name: "to", valueName: "URL",
-                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT."),
+                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT. Repeat "
+                    + "for several RTP hosts (one encoder, one clock)."),
+            OptionSpec(
+                name: "clock", valueName: "CLOCK",
+                help: "The clock receivers synchronise to: sender (the default: this machine's, published on the "
+                    + "RTP port + 2), ntp://HOST[:PORT] or ptp[:DOMAIN]."),
             OptionSpec(
                 name: "codec", valueName: "CODEC",
                 help: "l16, l24 or opus (default: l16, l24 for files deeper than 16 bits)."),
@@ -25,7 +30,9 @@ struct StreamCommand {
             .verbose,
         ],
         discussion: """
-            RTP goes through rtpbin with RTCP on PORT+1; the end of the stream is an RTCP BYE. The default codec is
+            RTP goes through rtpbin with RTCP on PORT+1; the end of the stream is an RTCP BYE. The sender publishes
+            its clock on UDP PORT+2 and timestamps the audio on it, so every `yt-gst receive` plays sample n at the
+            same instant (multi-room); --to repeated sends one encoding to several hosts where there is no multicast. The default codec is
             lossless linear PCM at the file's rate and channels (L16, or L24 for deeper files); a receiver knows the
             format from the payload type, or from the SDP that --sdp writes. Opus needs 1 or 2 channels and is sent
             at 48 kHz. Several files are sent one after another as one stream, converted to the first file's format.
@@ -40,12 +47,17 @@ struct StreamCommand {
             EXAMPLES:
               yt-gst stream song.wav --to rtp://192.168.1.20:5004
               yt-gst stream song.wav --to rtp://239.255.0.1:5004 --ttl 1 --sdp song.sdp
+              yt-gst stream song.wav --to rtp://192.168.1.20:5004 --to rtp://192.168.1.21:5004
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --codec opus --bitrate 96
               yt-gst stream song.wav --to 'srt://192.168.1.20:7001?passphrase=correct-horse-battery'
             """)
 
     var files: [String]
-    var destination: StreamURL
+    /// Every --to, in order; several only for RTP.
+    var destinations: [StreamURL]
+    /// The first --to (labels and messages name it).
+    var destination: StreamURL { destinations[0] }
+    var clock: ReferenceClock
     var codec: NetworkCodec?
     var bitrate: Int?
     var sdpPath: String?
@@ -56,11 +68,11 @@ struct StreamCommand {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard !arguments.operands.isEmpty else { throw UsageError("no file given") }
-        guard let to = arguments.value("to") else {
-            throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)")
-        }
+        let targets = arguments.values["to"] ?? []
+        guard !targets.isEmpty else { throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)") }
         files = arguments.operands
-        destination = try StreamURL(parsing: to)
+        destinations = try targets.map { text throws(UsageError) in try StreamURL(parsing: text) }
+        clock = try arguments.value("clock").map { text throws(UsageError) in try ReferenceClock(option: text) } ?? .sender
         if let text = arguments.value("codec") {
             guard let parsed = NetworkCodec(rawValue: text.lowercased()) else {
                 throw UsageError("--codec must be l16, l24 or opus, not \"\(text)\"")
@@ -74,6 +86,14 @@ struct StreamCommand {
         ttl = try arguments.integer("ttl", in: 1...255)
         quiet = arguments.flags.contains("quiet")
         verbose = arguments.flags.contains("verbose")
+        if destinations.count > 1, !destinations.allSatisfy({ if case .rtp = $0 { true } else { false } }) {
+            throw UsageError("several --to are for RTP hosts; SRT sends to one peer")
+        }
+        for (text, destination) in zip(targets, destinations) { try check(destination, text: text) }
+    }
+
+    /// Checks one --to against the other options.
+    private func check(_ destination: StreamURL, text to: String) throws(UsageError) {
         switch destination {
         case .sdp:
             throw UsageError("\(to): stream sends to rtp:// or srt://; use --sdp FILE to write an SDP")
@@ -85,6 +105,7 @@ struct StreamCommand {
         case .srt:
             if sdpPath != nil { throw UsageError("--sdp describes RTP streams; SRT carries its format in the stream") }
             if ttl != nil || interface != nil { throw UsageError("--ttl and --iface apply to RTP multicast only") }
+            if clock != .sender { throw UsageError("--clock applies to RTP (SRT receivers play as it arrives)") }
         }
     }
 
@@ -96,6 +117,8 @@ struct StreamCommand {
         do throws(ExitCode) {
             let plan = try makePlan(for: first.file.format, named: first.displayName)
             let pipeline = try makePipeline(plan, feeders: feeders)
+            let senderClock = try startClock(plan, pipeline: pipeline)
+            defer { withExtendedLifetime(senderClock) {} }
             try writeSDP(plan)
             let total = feeders.reduce(ClockTime.zero) {
                 ClockTime(
@@ -103,7 +126,8 @@ struct StreamCommand {
                         + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
             }
             let label =
-                (files.count == 1 ? files[0] : "\(feeders.count) files") + " → \(destination) (\(plan.formatName))"
+                (files.count == 1 ? files[0] : "\(feeders.count) files") + " → "
+                + destinations.map(\.description).joined(separator: ", ") + " (\(plan.formatName))"
             let result = StreamSession(command: self, pipeline: pipeline, plan: plan, total: total, label: label).run()
             _ = try? pipeline.setState(.null)
             return result == .success && anyFailed ? .failure : result
@@ -156,7 +180,11 @@ struct StreamCommand {
                         + "and receive with sdp:FILE")
                 throw .usage
             }
-            return .rtp(endpoint, rtp)
+            var endpoints = [endpoint]
+            for other in destinations.dropFirst() {
+                if case .rtp(let resolved) = try other.resolvedOrExit(sending: true) { endpoints.append(resolved) }
+            }
+            return .rtp(endpoints, rtp)
         case .srt(let endpoint):
             return .srt(endpoint, codec == .opus ? .opus : .pcm(format.rawCaps))
         case .sdp:
@@ -186,17 +214,16 @@ struct StreamCommand {
     private func configure(_ pipeline: Pipeline, plan: StreamPlan, channels: Int, dithering: Bool) throws(GstError) {
         if !dithering { try pipeline.element(named: "convert").set("dithering", fromString: "none") }
         switch plan {
-        case .rtp(let endpoint, let format):
+        case .rtp(let endpoints, let format):
             try pipeline.element(named: "format").set("caps", to: format.rawCaps)
             try pipeline.element(named: "pay").set("pt", fromString: String(format.payloadType))
             if format.codec == .opus {
                 try pipeline.element(named: "enc").set("bitrate", fromString: String((bitrate ?? 64) * 1000))
             }
-            for (name, port) in [("rtp", endpoint.port), ("rtcp", endpoint.rtcpPort)] {
+            for (name, port) in [("rtp", \RTPEndpoint.port), ("rtcp", \RTPEndpoint.rtcpPort)] {
                 let sink = try pipeline.element(named: name)
-                try sink.set("host", fromString: endpoint.host ?? "")
-                try sink.set("port", fromString: String(port))
-                if endpoint.isMulticast {
+                for endpoint in endpoints { sink.addDestination(host: endpoint.host ?? "", port: endpoint[keyPath: port]) }
+                if endpoints.contains(where: \.isMulticast) {
                     try sink.set("ttl-mc", fromString: String(ttl ?? 1))
                     if let interface { try sink.set("multicast-iface", fromString: interface) }
                 }
@@ -216,12 +243,25 @@ struct StreamCommand {
         }
     }
 
-    /// With --sdp, writes the description of the RTP stream for receivers.
+    /// For RTP: the clock the stream runs on, published for the receivers, with the stream's timestamps on it.
+    private func startClock(_ plan: StreamPlan, pipeline: Pipeline) throws(ExitCode) -> SenderClock? {
+        guard case .rtp(let endpoints, let format) = plan else { return nil }
+        let senderClock = try SenderClock.start(clock, rtpPorts: endpoints.map(\.port), quiet: quiet)
+        do {
+            try senderClock.prepare(pipeline, payloader: try pipeline.element(named: "pay"), rate: format.rate)
+        } catch {
+            Terminal.error("yt-gst: \(describe(error))")
+            throw .failure
+        }
+        return senderClock
+    }
+
+    /// With --sdp, writes the description of the RTP stream for receivers (the first destination's).
     private func writeSDP(_ plan: StreamPlan) throws(ExitCode) {
-        guard case .rtp(let endpoint, let rtp) = plan, let sdpPath else { return }
+        guard case .rtp(let endpoints, let rtp) = plan, let endpoint = endpoints.first, let sdpPath else { return }
         let name = files.count == 1 ? files[0] : "\(files.count) files"
         let sdp = SessionDescription(
-            name: name, format: rtp, address: endpoint.host ?? "", port: endpoint.port, ttl: ttl)
+            name: name, format: rtp, address: endpoint.host ?? "", port: endpoint.port, ttl: ttl, clock: clock)
         if let problem = NetworkFile.write(sdp.text, to: sdpPath) {
             Terminal.error("yt-gst: \(sdpPath): \(problem)")
             throw .failure

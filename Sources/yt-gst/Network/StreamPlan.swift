@@ -9,7 +9,8 @@ enum StreamPlan {
         case opus
     }
 
-    case rtp(RTPEndpoint, RTPFormat)
+    /// RTP to one or more hosts or groups (one encoder, one clock).
+    case rtp([RTPEndpoint], RTPFormat)
     case srt(SRTEndpoint, SRTPayload)
 
     /// "L16/44100/2", "PCM", "Opus".
@@ -37,8 +38,10 @@ enum StreamPlan {
             case .l24: text += "rtpL24pay name=pay"
             case .opus: text += "opusenc name=enc ! rtpopuspay name=pay"
             }
-            text += " ! rtpbin.send_rtp_sink_0 rtpbin name=rtpbin rtpbin.send_rtp_src_0 ! udpsink name=rtp"
-            text += " rtpbin.send_rtcp_src_0 ! udpsink name=rtcp sync=false async=false"
+            // RTCP sender reports give the RTP time of the pipeline clock's time (see MediaClock).
+            text += " ! rtpbin.send_rtp_sink_0 rtpbin name=rtpbin ntp-time-source=clock-time"
+            text += " rtpbin.send_rtp_src_0 ! multiudpsink name=rtp"
+            text += " rtpbin.send_rtcp_src_0 ! multiudpsink name=rtcp sync=false async=false"
         case .srt(_, let payload):
             if case .opus = payload { text += "opusenc name=enc ! " }
             text += "gdppay name=framing ! srtsink name=net auto-reconnect=false"

@@ -1,0 +1,118 @@
+// yt-gst — changing when buffers play: new timestamps on a pad, and an audio sink whose output follows a clock.
+internal import CGStreamer
+
+extension Element {
+    /// Gives every buffer that passes the pad of this name the timestamp `newTimestamp` returns for it (nil:
+    /// leave it), from now on. The closure sees the buffer's first bytes (up to 16: an RTP header's fixed part).
+    ///
+    /// - Returns: false when the element has no such pad.
+    /// - Note: `newTimestamp` runs on the streaming thread for every buffer: it must be quick and never block.
+    /// The corresponding C function is `gst_pad_add_probe` with `GST_PAD_PROBE_TYPE_BUFFER`.
+    @discardableResult
+    public func retime(onPad padName: String, _ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?)
+        -> Bool
+    {
+        guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        let context = Unmanaged.passRetained(Retiming(newTimestamp)).toOpaque()
+        gst_pad_add_probe(
+            pad, GST_PAD_PROBE_TYPE_BUFFER,
+            { _, info, context in
+                guard let info, let context, let buffer = gst_pad_probe_info_get_buffer(info) else {
+                    return GST_PAD_PROBE_OK
+                }
+                let retiming = Unmanaged<Retiming>.fromOpaque(context).takeUnretainedValue()
+                var head: (UInt64, UInt64) = (0, 0)
+                let count = withUnsafeMutableBytes(of: &head) { gst_buffer_extract(buffer, 0, $0.baseAddress, 16) }
+                let pts = withUnsafeBytes(of: head) { retiming.newTimestamp(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)])) }
+                if let pts { CGst_buffer_set_pts(CGst_probe_writable_buffer(info), pts.raw) }
+                return GST_PAD_PROBE_OK
+            }, context,
+            { context in
+                guard let context else { return }
+                Unmanaged<Retiming>.fromOpaque(context).release()
+            })
+        return true
+    }
+
+    /// Whether this element is an audio sink with a ring buffer (`pulsesink`, `alsasink`, ...): one that can follow
+    /// the pipeline clock sample by sample (`follow(_:)`).
+    ///
+    /// The corresponding C type is `GstAudioBaseSink`.
+    public var isAudioBaseSink: Bool { CGst_is_audio_base_sink(raw) != 0 }
+
+    /// Hands the slaving of this audio sink's output to the pipeline clock over to `slaving` (`slave-method=custom`):
+    /// as the sink plays, `slaving` compares the device's clock with the pipeline's and says how far to move the
+    /// output. Does nothing on other elements (see `isAudioBaseSink`).
+    ///
+    /// - Note: the sink calls `slaving` on its streaming thread, for every buffer it renders.
+    /// The corresponding C function is `gst_audio_base_sink_set_custom_slaving_callback`.
+    public func follow(_ slaving: any OutputSlaving) {
+        guard isAudioBaseSink else { return }
+        try? set("slave-method", fromString: "custom")
+        let context = Unmanaged.passRetained(SlavingBox(slaving)).toOpaque()
+        gst_audio_base_sink_set_custom_slaving_callback(
+            CGst_audio_base_sink(raw),
+            { sink, pipelineTime, deviceTime, requestedSkew, reason, context in
+                guard let sink, let context else { return }
+                let slaving = Unmanaged<SlavingBox>.fromOpaque(context).takeUnretainedValue().slaving
+                guard let requestedSkew else {
+                    slaving.discontinuity(OutputDiscontinuity(reason))
+                    return
+                }
+                requestedSkew.pointee = GstClockTimeDiff(slaving.correction(
+                    pipelineTime: Int64(pipelineTime), deviceTime: Int64(deviceTime),
+                    sampleRate: Int(CGst_audio_base_sink_rate(sink))))
+            }, context,
+            { context in
+                guard let context else { return }
+                Unmanaged<SlavingBox>.fromOpaque(context).release()
+            })
+    }
+}
+
+/// The closure of one `retime(onPad:_:)` probe, owned by the probe.
+private final class Retiming: Sendable {
+    let newTimestamp: @Sendable (UnsafeRawBufferPointer) -> ClockTime?
+    init(_ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?) { self.newTimestamp = newTimestamp }
+}
+
+/// The slaving of one `follow(_:)` callback, owned by the sink.
+private final class SlavingBox: Sendable {
+    let slaving: any OutputSlaving
+    init(_ slaving: any OutputSlaving) { self.slaving = slaving }
+}
+
+/// Decides how an audio sink's output follows the pipeline clock (see `Element.follow(_:)`).
+public protocol OutputSlaving: AnyObject, Sendable {
+    /// One observation as the sink renders: the pipeline clock's and the device clock's time (ns), each counted
+    /// from the same calibration point, so that a device exactly on time reads what the pipeline reads.
+    ///
+    /// - Returns: how far (ns) to move the output: positive plays the following samples later, negative earlier;
+    ///   0 leaves it. Runs on the sink's streaming thread: quick, never blocking.
+    func correction(pipelineTime: Int64, deviceTime: Int64, sampleRate: Int) -> Int64
+
+    /// The sink's timing started over (playback started, a flush, new caps, or it realigned its samples).
+    func discontinuity(_ reason: OutputDiscontinuity)
+}
+
+/// Why an audio sink's timing started over.
+public enum OutputDiscontinuity: Sendable, Equatable {
+    /// Playback (re)started: the device clock is calibrated anew.
+    case started
+    /// A flush or new caps: the stream starts over.
+    case restarted
+    /// The sink realigned its samples to their timestamps (it does so after every correction).
+    case realigned
+    /// The device failed and was reopened.
+    case deviceFailed
+
+    init(_ reason: GstAudioBaseSinkDiscontReason) {
+        switch reason {
+        case GST_AUDIO_BASE_SINK_DISCONT_REASON_SYNC_LATENCY: self = .started
+        case GST_AUDIO_BASE_SINK_DISCONT_REASON_ALIGNMENT: self = .realigned
+        case GST_AUDIO_BASE_SINK_DISCONT_REASON_DEVICE_FAILURE: self = .deviceFailed
+        default: self = .restarted
+        }
+    }
+}

@@ -1,0 +1,134 @@
+// yt-gst — the arithmetic of multi-room sync: RTP timestamps on the shared clock, the output's corrections, and
+// the clock as SDP names it.
+import GstPlayer
+import Testing
+
+@testable import yt_gst
+
+@Suite struct MediaClockTests {
+    @Test func aTimestampMeansTheSameInstantOnEveryReceiverWhateverItsArrival() {
+        let rate = 48_000
+        let sent = ClockTime(nanoseconds: 90_000 * 1_000_000_000 + 123_456_789)  // a day's uptime in
+        let timestamp = MediaClock.rtpTimestamp(at: sent, rate: rate)
+        // One receiver hears it 1 ms later, one 300 ms later, one 10 s later: all place it alike, within half a
+        // sample of when it was sent.
+        let placed = [1_000_000, 300_000_000, 10_000_000_000].map { (delay: UInt64) in
+            MediaClock.time(ofRTPTimestamp: timestamp, rate: rate, near: ClockTime(nanoseconds: sent.nanoseconds + delay))
+        }
+        #expect(Set(placed).count == 1)
+        #expect(abs(Int64(placed[0].nanoseconds) - Int64(sent.nanoseconds)) <= 10_417)
+    }
+
+    @Test func timestampsWrapWithoutAJump() {
+        let rate = 44_100
+        // 2³² RTP units at 44.1 kHz: 27 hours; the sample just before the wrap and the one after it are 1 apart.
+        let wrap = ClockTime(frames: 1 << 32, rate: rate)
+        let before = ClockTime(frames: (1 << 32) - 1, rate: rate)
+        let timestampBefore = MediaClock.rtpTimestamp(at: before, rate: rate)
+        let timestampAfter = MediaClock.rtpTimestamp(at: wrap, rate: rate)
+        #expect(timestampBefore == UInt32.max && timestampAfter == 0)
+        let now = ClockTime(nanoseconds: wrap.nanoseconds + 5_000_000)
+        #expect(MediaClock.time(ofRTPTimestamp: timestampBefore, rate: rate, near: now) == before)
+        #expect(MediaClock.time(ofRTPTimestamp: timestampAfter, rate: rate, near: now) == wrap)
+    }
+
+    @Test func theTimestampIsReadFromTheRTPHeaderOnly() {
+        let packet: [UInt8] = [0x80, 0x60, 0x12, 0x34, 0xDE, 0xAD, 0xBE, 0xEF, 0, 0, 0, 1]
+        packet.withUnsafeBytes { #expect(MediaClock.rtpTimestamp(inPacket: $0) == 0xDEAD_BEEF) }
+        let notRTP: [UInt8] = [0x00, 0x60, 0x12, 0x34, 0xDE, 0xAD, 0xBE, 0xEF]
+        notRTP.withUnsafeBytes { #expect(MediaClock.rtpTimestamp(inPacket: $0) == nil) }
+        packet.prefix(7).withUnsafeBytes { #expect(MediaClock.rtpTimestamp(inPacket: $0) == nil) }
+    }
+
+    @Test func theClockIsPublishedTwoPortsAboveRTP() {
+        #expect(MediaClock.clockPort(rtpPort: 5004) == 5006)
+    }
+}
+
+@Suite struct AlignmentFilterTests {
+    /// Feeds readings every 5 ms of a device that starts `offset` µs ahead and runs `ppm` fast, applying the
+    /// filter's corrections as the sink would; returns the gap left after `seconds` and the corrections.
+    func follow(offset: Double, ppm: Double, noise: Double = 0, seconds: Double) -> (gap: Double, filter: AlignmentFilter) {
+        var filter = AlignmentFilter()
+        var moved = 0.0
+        var generator = SplitMix(seed: 7)
+        var time = 0.0
+        var worstAfterStart = 0.0
+        while time < seconds * 1e6 {
+            let truth = offset + ppm * time / 1e6 - moved
+            let reading = truth + noise * (generator.nextUnit() * 2 - 1)
+            moved += filter.observe(time: time, gap: reading, samplePeriod: 1e6 / 48_000)
+            if time > 2e6 { worstAfterStart = max(worstAfterStart, abs(truth)) }
+            time += 5_000
+        }
+        return (worstAfterStart, filter)
+    }
+
+    @Test func theStartUpOffsetIsCorrectedAtOnce() {
+        let (worst, filter) = follow(offset: -4_321, ppm: 0, seconds: 5)
+        #expect(worst < 11, "within half a sample from the first estimate on, not \(worst) µs")
+        #expect(filter.corrections == 1 && abs(filter.corrected + 4_321) < 1)
+        #expect(filter.phase == .following)
+    }
+
+    @Test func aDeviceThatRunsFastIsFollowedSampleBySample() {
+        let (worst, filter) = follow(offset: 500, ppm: 200, noise: 30, seconds: 60)
+        #expect(worst < 60, "the gap stays within 3 samples, not \(worst) µs")
+        // 200 ppm over ~59 s is 11.8 ms: about 570 one-sample steps after the first jump.
+        #expect((500...650).contains(filter.corrections), "\(filter.corrections) corrections")
+        #expect(abs((filter.drift ?? 0) - 200) < 30, "drift estimated as \(filter.drift ?? 0) ppm")
+    }
+
+    @Test func nothingIsCorrectedBeforeTheDeviceClockSettles() {
+        var filter = AlignmentFilter()
+        var moved = 0.0
+        for step in 0..<60 { moved += filter.observe(time: Double(step) * 5_000, gap: 9_000, samplePeriod: 20.8) }
+        #expect(moved == 0 && filter.phase != .following, "300 ms settling and 1 s measuring come first")
+        filter.restart()
+        #expect(filter.phase == .settling && filter.gap == nil)
+    }
+}
+
+@Suite struct ReferenceClockTests {
+    @Test func optionsAndSDPNameTheSameClocks() throws {
+        let cases: [(String, ReferenceClock, String)] = [
+            ("sender", .sender, "local"),
+            ("ntp://pool.example.org", .ntp(host: "pool.example.org", port: 123), "ntp=pool.example.org"),
+            ("ntp://10.0.0.1:1123", .ntp(host: "10.0.0.1", port: 1123), "ntp=10.0.0.1:1123"),
+            ("ptp", .ptp(domain: 0), "ptp=IEEE1588-2008:traceable"),
+            ("ptp:3", .ptp(domain: 3), "ptp=IEEE1588-2008:00-00-00-00-00-00-00-00:3"),
+        ]
+        for (option, clock, sdp) in cases {
+            #expect(try ReferenceClock(option: option) == clock)
+            #expect(clock.sdpValue == sdp)
+            #expect(ReferenceClock(sdpValue: sdp) == clock)
+        }
+        #expect(ReferenceClock(sdpValue: "gps") == nil)
+        #expect(throws: UsageError.self) { try ReferenceClock(option: "ptp:300") }
+        #expect(throws: UsageError.self) { try ReferenceClock(option: "chrony") }
+    }
+
+    @Test func theSDPCarriesTheClockBothWays() throws {
+        let format = RTPFormat(codec: .l16, rate: 48_000, channels: 2)
+        let written = SessionDescription(
+            name: "kitchen", format: format, address: "239.255.0.1", port: 5004, ttl: 1, clock: .sender)
+        #expect(written.text.contains("a=ts-refclk:local\r\na=mediaclk:direct=0\r\n"))
+        #expect(try SessionDescription(parsing: written.text) == written)
+        let session = "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=x\r\nc=IN IP4 10.0.0.2\r\nt=0 0\r\n"
+            + "a=ts-refclk:ptp=IEEE1588-2008:traceable\r\nm=audio 5004 RTP/AVP 96\r\na=rtpmap:96 L24/48000/2\r\n"
+        #expect(try SessionDescription(parsing: session).referenceClock == .ptp(domain: 0), "session level")
+    }
+}
+
+/// A small deterministic generator for the filter's noise.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func nextUnit() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+}
