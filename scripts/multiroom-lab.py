@@ -347,6 +347,8 @@ def main():
         return relay_udp(a.relay_udp[0], [int(x) for x in a.relay_udp[1].split(",")], float(a.relay_udp[2]))
     if a.proxy_tcp:
         return proxy_tcp(int(a.proxy_tcp[0]), a.proxy_tcp[1], int(a.proxy_tcp[2]), float(a.proxy_tcp[3]))
+    # SIGTERM ends the run like Ctrl-C: the finally below still kills the processes and deletes the namespaces.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if len(a.receiver) not in (2, 3) or not a.sender:
         p.error("needs --sender and two or three --receiver")
     fast, loss = pairs(a.fast, float), pairs(a.loss, float)
