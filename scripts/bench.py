@@ -369,6 +369,8 @@ def main():
     p.add_argument("--multiroom-peers", default="yt-gst,snapcast,snapcast-tuned",
                    help="comma-separated: yt-gst, snapcast (default 1000 ms buffer), snapcast-tuned (100 ms)")
     p.add_argument("--multiroom-seconds", type=float, default=60, help="length of each run (the long one: 200 s)")
+    p.add_argument("--multiroom-receivers", type=int, choices=[2, 3], default=3,
+                   help="receivers per run (default 3; faults are on receiver 2)")
     p.add_argument("--yt-sender", default=YT_SENDER, help="yt-gst's sender command in the lab ({binary} and "
                    "multiroom-lab.py's placeholders)")
     p.add_argument("--yt-receiver", default=YT_RECEIVER, help="yt-gst's receiver command; {extra} takes "
@@ -575,9 +577,10 @@ SNAP_SERVER = ("snapserver -c /dev/null --server.datadir={work} --http.enabled=f
                "--logging.sink=stderr")
 SNAP_FEED = "tail -c +45 {noise} > {work}/snapfifo"  # the WAV's samples (its 44-byte header skipped)
 SNAP_CLIENT = "snapclient -h {sender} --player pulse%s --hostID room{index} --logsink stderr {extra}"
-# name: (lab options, what it shows); "R" is receiver 2 (the right channel), every fault is on it.
+MULTIROOM_WARMUP_S = 10  # the "steady" figures start this long after sending (a peer's start-up left out)
+# name: (lab options, what it shows); every fault is on receiver 2 (the right channel; receiver 3, if any, is normal).
 MULTIROOM_SCENARIOS = {
-    "normal": ([], "both receivers normal"),
+    "normal": ([], "every receiver normal"),
     "fast": (["--fast", "2:200"], "receiver 2's clocks 200 ppm fast (faketime)"),
     "jitter-loss": (["--jitter", "2:5", "--loss", "2:1"], "0–5 ms jitter + 1 % loss on receiver 2's path"),
     "late-join": (["--join", "2:20"], "receiver 2 joins 20 s late"),
@@ -594,24 +597,26 @@ def multiroom_run(peer, scenario, a):
         seconds += 20
     delay = scenario == "delay"
     lab = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "multiroom-lab.py"),
-           "--seconds", str(seconds), "--max-lag-ms", "100"] + options
+           "--seconds", str(seconds), "--max-lag-ms", "100", "--warmup-s", str(MULTIROOM_WARMUP_S)] + options
     if delay:
         lab += ["--expect-us", "10000"]
     if peer == "yt-gst":
         if delay and not a.yt_delay:
             return {"error": "no --yt-delay given"}
-        sender = a.yt_sender.replace("{binary}", a.binary)
         receiver = a.yt_receiver.replace("{binary}", a.binary)
-        lab += ["--sender", sender, "--receiver", receiver.replace("{extra}", ""),
-                "--receiver", receiver.replace("{extra}", a.yt_delay if delay else "")]
+        extras = ["", a.yt_delay if delay else ""] + [""] * (a.multiroom_receivers - 2)
+        lab += ["--sender", a.yt_sender.replace("{binary}", a.binary)]
     else:
         tuned = peer == "snapcast-tuned"
-        client = SNAP_CLIENT % (":buffer_time=20" if tuned else "")
-        # snapclient's --latency is the device's own latency: the client plays that much earlier, so receiver 1
-        # (left) told 10 ms puts receiver 2 10 ms behind it.
+        receiver = SNAP_CLIENT % (":buffer_time=20" if tuned else "")
+        # snapclient's --latency is the device's own latency: the client plays that much earlier, so the others
+        # told 10 ms put receiver 2 10 ms behind them.
+        extras = ["--latency 10" if delay else ""] * a.multiroom_receivers
+        extras[1] = ""
         lab += ["--pre", SNAP_SERVER % (100 if tuned else 1000), "--sender", SNAP_FEED, "--ready-s", "2",
-                "--receiver", client.replace("{extra}", "--latency 10" if delay else ""),
-                "--receiver", client.replace("{extra}", ""), "--jitter-proto", "tcp", "--tcp-port", "1704"]
+                "--jitter-proto", "tcp", "--tcp-port", "1704"]
+    for extra in extras:
+        lab += ["--receiver", receiver.replace("{extra}", extra)]
     r = subprocess.run(lab, capture_output=True, text=True, timeout=seconds + 120)
     if r.returncode != 0:
         return {"error": f"multiroom-lab.py exited {r.returncode}: {r.stderr.strip()[-300:]}"}
@@ -619,27 +624,38 @@ def multiroom_run(peer, scenario, a):
 
 
 def multiroom_cells(report, scenario):
-    """p99 / max |skew − expected|, median, drift, max − min, latency, longest dropout, settle (late join)."""
+    """The row's cells (see the legend `multiroom` prints) and a note (late join: how long it took to settle)."""
     if "error" in report:
-        return ["-"] * 7 + [report["error"]]
+        return ["-"] * 9 + [report["error"]]
 
     def f(v, fmt="{:.0f}"):
         return "-" if v is None else fmt.format(v)
 
-    # The steady state (from the lab's warm-up, 5 s after sending, on); a late joiner's figures after it settled,
-    # as the goal is stated.
-    stats = report.get("steady") or report
+    stats = report
+    worst = (report.get("worst_p99_abs_us"), report.get("worst_max_abs_us"))
     if scenario == "late-join" and report.get("after_settle"):
-        stats = report["after_settle"]
-    latency = [v for v in (report.get("steady_latency_ms") or {}).values() if v is not None]
+        stats = report["after_settle"]  # the figures after it settled, as the goal is stated (receivers 1-2)
+        worst = (None, None)
+    p99 = stats["p99_abs_us"] if worst[0] is None else worst[0]
+    peak = stats["max_abs_us"] if worst[1] is None else worst[1]
+    latency = [v for v in (report.get("latency_ms") or {}).values() if v is not None]
+    if scenario == "late-join":  # the late receiver's from its own start, the others' from the start of sending
+        latency = [v for k, v in (report.get("latency_ms") or {}).items() if v is not None and k != "right"]
+        latency.append(report["lab"].get("join_to_sound_ms_2") or 0)
     settle = report.get("settle_s")
     note = f"settled in {settle:.2f} s" if scenario == "late-join" and settle is not None else (
         "never settled within 50 µs" if scenario == "late-join" else "")
     if report["windows"] == 0:
         note = "no window where both played"
-    return [f"{f(stats['p99_abs_us'])} / {f(stats['max_abs_us'])} µs", f"{f(stats['median_us'])} µs",
+    steady = report.get("steady") or {}
+    steady_p99 = report.get("worst_steady_p99_abs_us", steady.get("p99_abs_us"))
+    steady_max = report.get("worst_steady_max_abs_us", steady.get("max_abs_us"))
+    steady_latency = [v for v in (report.get("steady_latency_ms") or {}).values() if v is not None]
+    return [f"{f(p99)} / {f(peak)} µs", f"{f(steady_p99)} / {f(steady_max)} µs",
+            f"{f(stats['median_us'])} µs",
             f"{f(stats['drift_us_per_s'], '{:+.1f}')} µs/s", f"{f(stats['range_us'])} µs",
-            f"{max(latency):.0f} ms" if latency else "-", f"{report['longest_gap_ms']['max']:.1f} ms",
+            f"{max(latency):.0f} ms" if latency else "-",
+            f"{max(steady_latency):.0f} ms" if steady_latency else "-", f"{report['longest_gap_ms']['max']:.1f} ms",
             f"{report['windows']}", note]
 
 
@@ -656,14 +672,16 @@ def multiroom(a):
             return 1
     subprocess.run(["gst-inspect-1.0", "coreelements"], stdout=subprocess.DEVNULL, check=True)
     print(f"multi-room: {machine()}")
-    print("skew = receiver 2 − receiver 1 from 5 s after sending on (a late joiner: from when it settled); p99 / max "
-          "of |skew − expected| (expected 10 000 µs in the delay row); latency = sending → sound in the steady state "
-          "(yt-gst: from the first packet on the wire; Snapcast, over TCP: from the start of sending), the later "
-          "receiver")
-    header = ("scenario", "peer", "p99 / max skew", "median", "drift", "max − min", "latency", "longest dropout",
-              "windows", "note")
+    print(f"{a.multiroom_receivers} receivers; skew = receiver 2 − receiver 1 (the faulty one − a normal one); p99 / "
+          "max of |skew − expected| (expected 10 000 µs in the delay row), the worst pair of receivers (late join: "
+          "receivers 1-2 after it settled); after N s: the same from N s after sending; median, drift and max − min "
+          "of receiver 2 − receiver 1; first sound = start of sending → first sound (the latest receiver; a late "
+          "one from its own start); steady latency = the first packet (RTP) or the start of sending (Snapcast) → "
+          "sound, after the warm-up (the latest receiver)")
+    header = ("scenario", "peer", "p99 / max skew", f"after {MULTIROOM_WARMUP_S} s", "median", "drift", "max − min",
+              "first sound", "steady latency", "longest dropout", "windows", "note")
     print("| " + " | ".join(header) + " |")
-    print("|" + "|".join(["---"] * 2 + ["---:"] * 7 + ["---"]) + "|", flush=True)
+    print("|" + "|".join(["---"] * 2 + ["---:"] * 9 + ["---"]) + "|", flush=True)
     for scenario in scenarios:
         for peer in peers:
             report = multiroom_run(peer, scenario, a)

@@ -25,8 +25,9 @@
 # namespace re-sends the multicast, the receiver drops the sender's copies and the others the relay's; for TCP a
 # proxy in the receiver's namespace; which one is --jitter-proto), --join I:SECONDS (started that long after sending).
 #
-# Prints one JSON object: the skew report (scripts/skew.py's `analyse`, receiver 1 = left, receiver 2 = right)
-# plus "lab": the commands run, their exit statuses and the tails of their logs.
+# Prints one JSON object: the skew report (scripts/skew.py's `analyse_receivers`: receiver 1 = left, receiver 2 =
+# right, receiver 3 = center with every pair) plus "lab": the commands run, their exit statuses and log tails, and
+# for a late receiver I "join_to_sound_ms_I" (its start → its first sound).
 #
 # Usage: scripts/multiroom-lab.py --sender CMD [--pre CMD] --receiver CMD --receiver CMD [--seconds S]
 #            [--expect-us E] [--bound-us B] [--fast I:PPM] [--loss I:PCT] [--jitter I:MAXMS] [--join I:SECONDS]
@@ -346,10 +347,10 @@ def main():
         return relay_udp(a.relay_udp[0], [int(x) for x in a.relay_udp[1].split(",")], float(a.relay_udp[2]))
     if a.proxy_tcp:
         return proxy_tcp(int(a.proxy_tcp[0]), a.proxy_tcp[1], int(a.proxy_tcp[2]), float(a.proxy_tcp[3]))
+    # SIGTERM ends the run like Ctrl-C: the finally below still kills the processes and deletes the namespaces.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if len(a.receiver) not in (2, 3) or not a.sender:
         p.error("needs --sender and two or three --receiver")
-    if len(a.receiver) == 3:
-        p.error("three receivers: not yet (skew.py compares two channels)")
     fast, loss = pairs(a.fast, float), pairs(a.loss, float)
     jitter, join = pairs(a.jitter, float), pairs(a.join, float)
 
@@ -417,11 +418,11 @@ def main():
         for n, command in enumerate(a.sender):
             send_ns = time.monotonic_ns()
             lab.launch("snd", fill(command), f"sender{n + 1}")
-        join_ns = None
+        join_ns, joined = None, {}
         late = sorted(join.items(), key=lambda kv: kv[1])
         for i, seconds in late:
             time.sleep(max(0.0, send_ns / 1e9 + seconds - time.monotonic()))
-            join_ns = time.monotonic_ns()
+            join_ns = joined[i] = time.monotonic_ns()
             start_receiver(i)
         time.sleep(max(0.0, send_ns / 1e9 + a.seconds - time.monotonic()))
         recorder.stop()
@@ -430,20 +431,25 @@ def main():
             lab.stop(process)
             statuses[label] = {"command": command, "status": process.returncode,
                                "log_tail": open(log, errors="replace").read()[-600:]}
-        data = skew.read(recorder.path, "s16le")
-        report = skew.analyse(data, RATE, a.expect_us, a.bound_us, a.max_lag_ms, recorder.t0_ns, send_ns, join_ns,
-                              a.lags, a.warmup_s)
+        data = skew.read(recorder.path, "s16le", len(a.receiver))
+        report = skew.analyse_receivers(data, RATE, a.expect_us, a.bound_us, a.max_lag_ms, recorder.t0_ns, send_ns,
+                                        join_ns, a.lags, a.warmup_s)
         # Sending to sound in the steady state: from the first packet on the wire (RTP senders) or, without one
         # (Snapcast's TCP), from the start of sending.
         start_ns, reference = send_ns, "start of sending"
         if os.path.exists(first_packet):
             start_ns, reference = int(open(first_packet).read()), "first packet"
         if os.path.exists(noise):
-            source = skew.read(noise, "s16le", header=44)[:, 0]
+            source = skew.read(noise, "s16le", 2, header=44)[:, 0]
             report["steady_latency_ms"] = skew.steady_latency(data, source, RATE, recorder.t0_ns, start_ns,
                                                               (send_ns - recorder.t0_ns) / 1e9 + a.warmup_s)
             report["steady_latency_from"] = reference
         report["lab"] = {"seconds_recorded": round(len(data) / RATE, 3), "processes": statuses}
+        # A late receiver's latency counts from its own start.
+        for i, start_ns in joined.items():
+            first = report["first_sound_s"].get(["left", "right", "center"][i - 1])
+            report["lab"][f"join_to_sound_ms_{i}"] = (
+                None if first is None else round((recorder.t0_ns + first * 1e9 - start_ns) / 1e6, 1))
         if a.keep:
             os.makedirs(a.keep, exist_ok=True)
             for name in os.listdir(work):

@@ -7,9 +7,11 @@
 # right: the correlation is computed through an FFT, the integer peak refined to a fraction of a sample by evaluating
 # the band-limited correlation (its spectrum) on a fine grid around the peak and fitting a parabola there (a parabola
 # on the raw samples of a white-noise correlation, which is a sinc, errs by up to ~0.1 sample = 2.5 µs). Windows in
-# which either channel has a silent stretch are skipped (a receiver not playing yet, or a dropout).
+# which either channel is silent for more than a fifth are skipped (a receiver not playing yet); within a window,
+# the 50 ms sub-windows with a dropout are left out.
 #
-# Prints one JSON object (see `analyse`). Sign: a positive lag means the right channel (receiver 2) is later.
+# Prints one JSON object (see `analyse`). Sign: a positive lag means the right channel (receiver 2) is later. With
+# --channels 3 the third channel is receiver 3, and every pair is reported too (see `analyse_receivers`).
 # Instants on CLOCK_MONOTONIC (nanoseconds, as the lab records them) turn recording positions into latencies:
 # `--t0-ns` is the monotonic time of the recording's first sample, `--send-ns` the start of sending, `--join-ns` the
 # instant from which to measure how long the lag takes to settle within `--bound-us` of `--expect-us`.
@@ -25,7 +27,8 @@ import numpy as np
 
 RATE = 48_000
 WINDOW_S = 0.5
-BLOCK_S = 0.005  # a window counts as sounding only if every 5 ms block of both channels does
+BLOCK_S = 0.005  # silence is judged in blocks of 5 ms
+SOUNDING_FRACTION = 0.8  # a window counts if this much of it sounds on both channels (dropouts are left out)
 SILENCE_RMS = 10 ** (-50 / 20)  # -50 dBFS: white noise at any usable level is far above it
 MIN_CORRELATION = 0.5  # a window whose normalised peak is lower compares different audio (a jump, a glitch)
 GAP_MIN_SAMPLES = 12  # 0.25 ms of exact zeros: white noise never holds 12 zero samples in a row (p < 1e-40)
@@ -34,15 +37,15 @@ SUB_S = 0.05  # sub-windows whose lags make a window's (see window_lag)
 SUB_SPAN = 24  # samples searched either side of the whole window's lag in each sub-window (0.5 ms)
 
 
-def read(path, fmt, header=0):
-    """The recording (or a stereo WAV after its `header` bytes) as a (frames, 2) float array in [-1, 1]."""
+def read(path, fmt, channels=2, header=0):
+    """The recording (or a WAV after its `header` bytes) as a (frames, channels) float array in [-1, 1]."""
     if fmt == "s16le":
         raw = np.fromfile(path, dtype="<i2", offset=header)
         data = raw.astype(np.float64) / 32768.0
     else:
         data = np.fromfile(path, dtype="<f4").astype(np.float64)
-    frames = len(data) // 2
-    return data[: frames * 2].reshape(frames, 2)
+    frames = len(data) // channels
+    return data[: frames * channels].reshape(frames, channels)
 
 
 def band_limited(spectrum, n, taus):
@@ -96,14 +99,20 @@ def window_lag(left, right, start, size, max_lag, rate):
     coarse, _ = correlate(left, right, start, size, 0, max_lag)
     centre = int(round(coarse))
     sub = int(round(SUB_S * rate))
-    results = [correlate(left, right, s, sub, centre, SUB_SPAN) for s in range(start, start + size - sub + 1, sub)]
+    block = int(round(BLOCK_S * rate))
+    # Only sub-windows where both sound throughout: a dropout (lost packet) leaves the rest of the window usable.
+    results = [correlate(left, right, s, sub, centre, SUB_SPAN) for s in range(start, start + size - sub + 1, sub)
+               if sounding(left, s, sub, block) == 1 and sounding(right, s + centre, sub, block) == 1]
+    results = [r for r in results if r[1] >= MIN_CORRELATION]
+    if len(results) < size // sub // 2:
+        return 0.0, 0.0
     return float(np.mean([r[0] for r in results])), float(np.mean([r[1] for r in results]))
 
 
 def sounding(channel, start, size, block):
-    """Whether every block of `channel[start:start+size]` is above the silence level."""
+    """The fraction of the blocks of `channel[start:start+size]` that are above the silence level."""
     blocks = channel[start : start + size].reshape(-1, block)
-    return bool(np.all(np.sqrt(np.mean(blocks * blocks, axis=1)) > SILENCE_RMS))
+    return float(np.mean(np.sqrt(np.mean(blocks * blocks, axis=1)) > SILENCE_RMS))
 
 
 def first_sound(channel, block):
@@ -158,7 +167,8 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_
     times, lags, peaks = [], [], []
     silent = uncorrelated = 0
     for start in range(max_lag, len(left) - size - max_lag, size):
-        if not (sounding(left, start, size, block) and sounding(right, start - max_lag, size + 2 * max_lag, block)):
+        if (sounding(left, start, size, block) < SOUNDING_FRACTION
+                or sounding(right, start - max_lag, size + 2 * max_lag, block) < SOUNDING_FRACTION):
             silent += 1
             continue
         lag, peak = window_lag(left, right, start, size, max_lag, rate)
@@ -222,7 +232,7 @@ def steady_latency(data, source, rate, t0_ns, start_ns, since_s):
     instant source sample 0 went out, + k / rate)."""
     result = {}
     at = int((since_s + 1.0) * rate)
-    for index, name in enumerate(("left", "right")):
+    for index, name in enumerate(("left", "right", "center")[: data.shape[1]]):
         k, peak = source_index(data[:, index], source, at, rate // 2)
         if k is None or peak < 0.15:  # chance peaks over a minute of noise stay below 0.04
             result[name] = None
@@ -230,6 +240,38 @@ def steady_latency(data, source, rate, t0_ns, start_ns, since_s):
         heard_ns = t0_ns + at / rate * 1e9
         result[name] = round((heard_ns - (start_ns + k / rate * 1e9)) / 1e6, 3)
     return result
+
+
+def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_ns=None, send_ns=None,
+                      join_ns=None, with_lags=False, warmup_s=None):
+    """`analyse` of receiver 2 against receiver 1 (channels 0 and 1); with a third channel (receiver 3, expected
+    in step with receiver 1) also "pairs": the statistics of every pair ("1-2", "1-3", "2-3", each with its
+    "steady" ones), "worst_p99_abs_us" and "worst_max_abs_us" over them (and "worst_steady_..."), and receiver 3's
+    latency and dropouts as "center"."""
+    report = analyse(data[:, :2], rate, expect_us, bound_us, max_lag_ms, t0_ns, send_ns, join_ns, with_lags,
+                     warmup_s)
+    if data.shape[1] < 3:
+        return report
+    expect = [0.0, expect_us, 0.0]
+    keys = ("median_us", "p99_abs_us", "max_abs_us", "drift_us_per_s", "range_us", "windows")
+    report["pairs"] = {"1-2": {k: report.get(k) for k in keys + ("steady",)}}
+    for i, j in ((0, 2), (1, 2)):
+        pair = analyse(data[:, [i, j]], rate, expect[j] - expect[i], bound_us, max_lag_ms, t0_ns, send_ns, join_ns,
+                       warmup_s=warmup_s)
+        report["pairs"][f"{i + 1}-{j + 1}"] = {k: pair.get(k) for k in keys + ("steady",)}
+        if i == 0:
+            report["first_sound_s"]["center"] = pair["first_sound_s"]["right"]
+            if "latency_ms" in report:
+                report["latency_ms"]["center"] = pair["latency_ms"]["right"]
+            report["longest_gap_ms"]["center"] = pair["longest_gap_ms"]["right"]
+            report["longest_gap_ms"]["max"] = max(report["longest_gap_ms"]["max"], pair["longest_gap_ms"]["right"])
+            report["gap_count"]["center"] = pair["gap_count"]["right"]
+    for key in ("p99_abs_us", "max_abs_us"):
+        values = [v[key] for v in report["pairs"].values() if v[key] is not None]
+        report["worst_" + key] = max(values) if values else None
+        values = [v["steady"][key] for v in report["pairs"].values() if v["steady"] and v["steady"][key] is not None]
+        report["worst_steady_" + key] = max(values) if values else None
+    return report
 
 
 def statistics(times, lags, expect_us):
@@ -302,6 +344,17 @@ def self_test():
     worst = max(worst, max(errors))
     results.append({"case": "drifting -300 us + 200 us/s", "windows": r["windows"],
                     "drift_us_per_s": r["drift_us_per_s"], "max_error_us": round(max(errors), 4)})
+    # Dropouts: 7 ms of silence on the right about twice a second (1 % of 7 ms packets lost) must not hide the lag.
+    x = noise(10 * RATE, rng)
+    y = delayed(x, 37e-6 * RATE)
+    for at in rng.integers(RATE, 9 * RATE, 20):
+        y[at : at + int(0.007 * RATE)] = 0
+    r = analyse(np.stack([x, y], axis=1), expect_us=37, with_lags=True)
+    errors = [abs(lag - 37) for t, lag, _ in r["lags"] if t > 0.6]
+    worst = max(worst, max(errors))
+    ok_dropouts = r["windows"] >= 17
+    results.append({"case": "37 us with 20 dropouts of 7 ms", "windows": r["windows"],
+                    "max_error_us": round(max(errors), 4), "ok": ok_dropouts})
     # The bookkeeping: leading silence (first sound), a 7 ms dropout on the right, a late right channel (settle).
     x = noise(8 * RATE, rng)
     y = delayed(x, 0.5e-3 * RATE)
@@ -324,7 +377,7 @@ def self_test():
                 and checks["gap_count_left (expect 0)"] == 0
                 and r["settle_s"] is not None and 0.1 <= r["settle_s"] <= 0.6)
     results.append({"case": "bookkeeping", **checks, "ok": ok_books})
-    ok = worst <= 3.0 and ok_books
+    ok = worst <= 3.0 and ok_books and ok_dropouts
     print(json.dumps({"ok": ok, "worst_error_us": round(worst, 3), "cases": results}, indent=1))
     return 0 if ok else 1
 
@@ -333,6 +386,7 @@ def main():
     p = argparse.ArgumentParser(description="Skew between the left and right channel of a raw 48 kHz recording.")
     p.add_argument("recording", nargs="?")
     p.add_argument("--format", choices=["s16le", "f32le"], default="s16le")
+    p.add_argument("--channels", type=int, choices=[2, 3], default=2, help="receivers recorded (default 2)")
     p.add_argument("--rate", type=int, default=RATE)
     p.add_argument("--expect-us", type=float, default=0.0, help="the lag the receivers should have (a delay)")
     p.add_argument("--bound-us", type=float, default=50.0, help="settled: every later window within this")
@@ -340,6 +394,8 @@ def main():
     p.add_argument("--t0-ns", type=int, help="CLOCK_MONOTONIC of the recording's first sample")
     p.add_argument("--send-ns", type=int, help="CLOCK_MONOTONIC when sending started (for latency_ms)")
     p.add_argument("--join-ns", type=int, help="CLOCK_MONOTONIC from which settle_s is measured")
+    p.add_argument("--warmup-s", type=float, help="with --t0-ns and --send-ns: steady statistics from this long "
+                   "after sending")
     p.add_argument("--lags", action="store_true", help="include every window's [t_s, lag_us, peak]")
     p.add_argument("--self-test", action="store_true")
     a = p.parse_args()
@@ -347,8 +403,8 @@ def main():
         return self_test()
     if not a.recording:
         p.error("a recording is needed (or --self-test)")
-    report = analyse(read(a.recording, a.format), a.rate, a.expect_us, a.bound_us, a.max_lag_ms, a.t0_ns,
-                     a.send_ns, a.join_ns, a.lags)
+    report = analyse_receivers(read(a.recording, a.format, a.channels), a.rate, a.expect_us, a.bound_us, a.max_lag_ms,
+                               a.t0_ns, a.send_ns, a.join_ns, a.lags, a.warmup_s)
     print(json.dumps(report))
     return 0
 
