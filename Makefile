@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: demo test build release deps test-deps clean lint conformance fuzz install bench
+.PHONY: demo test build release deps test-deps clean lint conformance fuzz install bench bench-playback bench-multiroom bench-record
 SECONDS ?= 60
 
 ## Installs what is missing, builds in release mode and plays the bundled sample through the default output.
@@ -22,11 +22,20 @@ test: test-deps
 conformance: test-deps release
 	scripts/conformance.sh $(CURDIR)/.build/release/yt-gst
 
-## The side-by-side benchmark against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (about 31 minutes;
-## every run timed out and its output checked; the table in the README, Performance). Builds release first;
-## `make test` runs it once in quick mode.
-bench: test-deps release
+## The side-by-side benchmarks (about 2 hours; every run timed out and its output checked; the tables in the README):
+## playback against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (~31 min), multi-room sync against Snapcast
+## (~35 min), recording against wavenc, sox and arecord (~10 min). Builds release first; `make test` runs the
+## playback one once in quick mode. Each alone: make bench-playback, bench-multiroom, bench-record.
+bench: bench-playback bench-multiroom bench-record
+
+bench-playback: test-deps release
 	scripts/bench.sh --binary $(CURDIR)/.build/release/yt-gst
+
+bench-multiroom: test-deps release
+	scripts/bench.sh --multiroom --binary $(CURDIR)/.build/release/yt-gst
+
+bench-record: test-deps release
+	scripts/bench.sh --record --binary $(CURDIR)/.build/release/yt-gst
 
 ## Fuzzes the WAV reader for SECONDS seconds (libFuzzer, -sanitize=fuzzer,address; findings in fuzz/findings/).
 fuzz:
