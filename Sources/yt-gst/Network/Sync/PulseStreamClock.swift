@@ -31,26 +31,30 @@ enum PulseStreamClock {
     /// libpulse's functions, found in the loaded library (never linked: only pulsesink uses PulseAudio).
     struct Library: @unchecked Sendable {
         typealias SuccessCallback = @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void
-        let getTime: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt64>?) -> Int32
-        let updateTimingInfo:
+        typealias GetTime = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt64>?) -> Int32
+        typealias UpdateTimingInfo =
             @convention(c) (OpaquePointer?, SuccessCallback?, UnsafeMutableRawPointer?) -> OpaquePointer?
-        let operationUnref: @convention(c) (OpaquePointer?) -> Void
-        let timingInfo: @convention(c) (OpaquePointer?) -> UnsafeRawPointer?
-        let sampleSpec: @convention(c) (OpaquePointer?) -> UnsafeRawPointer?
-        let frameSize: @convention(c) (UnsafeRawPointer?) -> Int
+        typealias Release = @convention(c) (OpaquePointer?) -> Void
+        typealias StreamField = @convention(c) (OpaquePointer?) -> UnsafeRawPointer?
+        typealias FrameSize = @convention(c) (UnsafeRawPointer?) -> Int
+
+        let getTime: GetTime
+        let updateTimingInfo: UpdateTimingInfo
+        let operationUnref: Release
+        let timingInfo: StreamField
+        let sampleSpec: StreamField
+        let frameSize: FrameSize
 
         static let shared: Library? = {
             guard let handle = dlopen("libpulse.so.0", RTLD_NOW | RTLD_NOLOAD) ?? dlopen("libpulse.so.0", RTLD_NOW)
             else { return nil }
-            func symbol<T>(_ name: String, as type: T.Type) -> T? {
-                dlsym(handle, name).map { unsafeBitCast($0, to: type) }
-            }
-            guard let getTime = symbol("pa_stream_get_time", as: (@convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt64>?) -> Int32).self),
-                let update = symbol("pa_stream_update_timing_info", as: (@convention(c) (OpaquePointer?, SuccessCallback?, UnsafeMutableRawPointer?) -> OpaquePointer?).self),
-                let unref = symbol("pa_operation_unref", as: (@convention(c) (OpaquePointer?) -> Void).self),
-                let info = symbol("pa_stream_get_timing_info", as: (@convention(c) (OpaquePointer?) -> UnsafeRawPointer?).self),
-                let spec = symbol("pa_stream_get_sample_spec", as: (@convention(c) (OpaquePointer?) -> UnsafeRawPointer?).self),
-                let frame = symbol("pa_frame_size", as: (@convention(c) (UnsafeRawPointer?) -> Int).self)
+            func symbol<T>(_ name: String) -> T? { dlsym(handle, name).map { unsafeBitCast($0, to: T.self) } }
+            guard let getTime: GetTime = symbol("pa_stream_get_time"),
+                let update: UpdateTimingInfo = symbol("pa_stream_update_timing_info"),
+                let unref: Release = symbol("pa_operation_unref"),
+                let info: StreamField = symbol("pa_stream_get_timing_info"),
+                let spec: StreamField = symbol("pa_stream_get_sample_spec"),
+                let frame: FrameSize = symbol("pa_frame_size")
             else { return nil }
             return Library(
                 getTime: getTime, updateTimingInfo: update, operationUnref: unref, timingInfo: info,
@@ -110,10 +114,13 @@ enum PulseStreamClock {
     }
 
     /// The line through the fastest snapshots, refitted without the outliers; nil below 10 of them.
-    static func fit(_ snapshots: [(time: Double, position: Double, transport: Double)])
+    static func fit(
+        _ snapshots: [(time: Double, position: Double, transport: Double)]
+    )
         -> (time: Double, position: Double, slope: Double)?
     {
-        let fastest = snapshots.sorted { $0.transport < $1.transport }.prefix(max(Int(Double(snapshots.count) * fastestShare), 10))
+        let fastest = snapshots.sorted { $0.transport < $1.transport }.prefix(
+            max(Int(Double(snapshots.count) * fastestShare), 10))
         guard snapshots.count >= 10, let origin = fastest.first?.time else { return nil }
         func line(_ points: [(time: Double, position: Double, transport: Double)]) -> (Double, Double)? {
             let n = Double(points.count)
