@@ -94,19 +94,11 @@ struct AlignmentFilter {
         return move
     }
 
-    /// The least-squares line through the readings in the window: its value at `time`, and its slope.
+    /// The least-squares line through the readings in the window: its value at `time`, and its slope (0 for a
+    /// single reading).
     private func fit(at time: Double) -> (value: Double, slope: Double) {
-        let count = Double(readings.count - first)
-        var sumX = 0.0, sumY = 0.0, sumXX = 0.0, sumXY = 0.0
-        for reading in readings[first...] {
-            let x = reading.time - time
-            sumX += x
-            sumY += reading.gap
-            sumXX += x * x
-            sumXY += x * reading.gap
-        }
-        let denominator = count * sumXX - sumX * sumX
-        let slope = denominator > 0 ? (count * sumXY - sumX * sumY) / denominator : 0
-        return ((sumY - slope * sumX) / count, slope)
+        let points = readings[first...].lazy.map { (x: $0.time, y: $0.gap) }
+        guard let line = Line(through: points, origin: time) else { return (readings.last?.gap ?? 0, 0) }
+        return (line.value, line.slope)
     }
 }

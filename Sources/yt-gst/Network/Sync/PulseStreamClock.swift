@@ -68,8 +68,8 @@ enum PulseStreamClock {
         /// When the pending snapshot was asked for (0: none pending).
         var requestSent: UInt64 = 0
         var snapshots: [(time: Double, position: Double, transport: Double)] = []
-        /// The fitted line: position (frames) at time (µs) = position + slope × (t − time).
-        var line: (time: Double, position: Double, slope: Double)? = nil
+        /// The fitted line: position (frames) at a time (µs).
+        var line: Line? = nil
         var lastReturned: UInt64 = 0
     }
 
@@ -113,36 +113,17 @@ enum PulseStreamClock {
         }
     }
 
-    /// The line through the fastest snapshots, refitted without the outliers; nil below 10 of them.
-    static func fit(
-        _ snapshots: [(time: Double, position: Double, transport: Double)]
-    )
-        -> (time: Double, position: Double, slope: Double)?
-    {
-        let fastest = snapshots.sorted { $0.transport < $1.transport }.prefix(
-            max(Int(Double(snapshots.count) * fastestShare), 10))
-        guard snapshots.count >= 10, let origin = fastest.first?.time else { return nil }
-        func line(_ points: [(time: Double, position: Double, transport: Double)]) -> (Double, Double)? {
-            let n = Double(points.count)
-            var sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-            for p in points {
-                let x = p.time - origin
-                sx += x
-                sy += p.position
-                sxx += x * x
-                sxy += x * p.position
-            }
-            let d = n * sxx - sx * sx
-            guard d > 0 else { return nil }
-            let slope = (n * sxy - sx * sy) / d
-            return ((sy - slope * sx) / n, slope)
-        }
-        guard let (intercept, slope) = line(Array(fastest)) else { return nil }
-        let residuals = fastest.map { abs($0.position - (intercept + slope * ($0.time - origin))) }
+    /// The line (position in frames against time in µs) through the fastest snapshots, fitted again without the
+    /// outliers; nil below 10 of them.
+    static func fit(_ snapshots: [(time: Double, position: Double, transport: Double)]) -> Line? {
+        guard snapshots.count >= 10 else { return nil }
+        let fastest = snapshots.sorted { $0.transport < $1.transport }
+            .prefix(max(Int(Double(snapshots.count) * fastestShare), 10)).map { (x: $0.time, y: $0.position) }
+        guard let first = Line(through: fastest, origin: fastest[0].x) else { return nil }
+        let residuals = fastest.map { abs($0.y - first.value(at: $0.x)) }
         let mad = residuals.sorted()[residuals.count / 2]
         let kept = zip(fastest, residuals).filter { $0.1 <= max(4 * mad, 0.5) }.map(\.0)
-        guard let (i2, s2) = line(kept.count >= 5 ? kept : Array(fastest)) else { return nil }
-        return (origin, i2, s2)
+        return kept.count >= 5 ? Line(through: kept, origin: first.origin) ?? first : first
     }
 }
 
@@ -173,7 +154,7 @@ public func paStreamGetTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePoint
         if state.line == nil {
             state.lastReturned = max(state.lastReturned, time.pointee)  // libpulse's, until the first fit
         } else if let line = state.line, rate > 0 {
-            let position = line.position + line.slope * (Double(now) - line.time)
+            let position = line.value(at: Double(now))
             let value = UInt64(max(position / rate * 1e6, 0))
             answer = max(value, state.lastReturned)
             state.lastReturned = answer!
