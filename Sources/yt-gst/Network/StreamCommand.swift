@@ -6,21 +6,26 @@ import GstPlayer
 /// and the pipeline for them. A `StreamSession` then runs it.
 struct StreamCommand {
     static let spec = CommandSpec(
-        name: "stream", abstract: "Stream WAV files to other machines over RTP or SRT.", operands: "FILE... --to URL",
+        name: "stream", abstract: "Stream WAV files over RTP or SRT, or broadcast them through Icecast and HLS.",
+        operands: "FILE... --to URL",
         options: [
             OptionSpec(
                 name: "to", valueName: "URL",
-                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT."),
+                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT; broadcast: "
+                    + "icecast://[USER:]PASSWORD@HOST[:PORT]/MOUNT, hls:DIR (repeatable: one broadcast, every --to)."),
             OptionSpec(
                 name: "codec", valueName: "CODEC",
-                help: "l16, l24 or opus (default: l16, l24 for files deeper than 16 bits)."),
-            OptionSpec(name: "bitrate", valueName: "KBITS", help: "Opus bitrate in kbit/s, 6 to 510 (default 64)."),
+                help: "l16, l24 or opus (default: l16, l24 for files deeper than 16 bits); Icecast: mp3, vorbis, opus."),
+            OptionSpec(
+                name: "bitrate", valueName: "KBITS",
+                help: "Opus bitrate in kbit/s, 6 to 510 (default 64); broadcast: 32 to 320 (default 128)."),
             OptionSpec(
                 name: "sdp", valueName: "FILE", help: "Write an SDP file that describes the RTP stream, for receivers."),
             OptionSpec(
                 name: "iface", valueName: "NAME", help: "Network interface for multicast (default: the route's)."),
             OptionSpec(
                 name: "ttl", valueName: "N", help: "Multicast time-to-live, 1 to 255 (default 1: this network only)."),
+        ] + BroadcastCommand.options + [
             .quiet(silencing: "status line and no warnings"),
             .verbose,
         ],
@@ -42,6 +47,8 @@ struct StreamCommand {
               yt-gst stream song.wav --to rtp://239.255.0.1:5004 --ttl 1 --sdp song.sdp
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --codec opus --bitrate 96
               yt-gst stream song.wav --to 'srt://192.168.1.20:7001?passphrase=correct-horse-battery'
+
+            \(BroadcastCommand.help)
             """)
 
     var files: [String]
@@ -60,6 +67,10 @@ struct StreamCommand {
             throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)")
         }
         files = arguments.operands
+        for option in BroadcastCommand.options
+        where arguments.flags.contains(option.name) || arguments.value(option.name) != nil {
+            throw UsageError("--\(option.name) applies to broadcasts (--to icecast://... or hls:DIR)")
+        }
         destination = try StreamURL(parsing: to)
         if let text = arguments.value("codec") {
             guard let parsed = NetworkCodec(rawValue: text.lowercased()) else {

@@ -1,0 +1,119 @@
+// yt-gst — what a broadcast builds: one decode and pacing, then an encoder and a sink per destination.
+import GstPlayer
+
+/// The codec of Icecast streams.
+enum BroadcastCodec: String, CaseIterable {
+    /// MP3 at a constant bitrate: every browser, phone and radio player plays it, and titles reach them as ICY
+    /// metadata. The default.
+    case mp3
+    /// Ogg Vorbis: titles as Vorbis comments (Icecast rewrites them on each title update).
+    case vorbis
+    /// Ogg Opus: the best quality per bit, but Icecast 2.4 takes no title updates for it.
+    case opus
+
+    static let defaultCodec = BroadcastCodec.mp3
+    static let defaultBitrate = 128
+
+    /// "MP3", "Vorbis", "Opus".
+    var name: String {
+        switch self {
+        case .mp3: "MP3"
+        case .vorbis: "Vorbis"
+        case .opus: "Opus"
+        }
+    }
+
+    /// The encoder and container; the encoder is named `name` so its bitrate can be set.
+    func launch(encoderNamed name: String) -> String {
+        switch self {
+        case .mp3: "lamemp3enc name=\(name) target=bitrate cbr=true"
+        case .vorbis: "vorbisenc name=\(name) ! oggmux"
+        case .opus: "opusenc name=\(name) ! oggmux"
+        }
+    }
+
+    /// The encoder's bitrate property value for `kilobits` (lame counts kbit/s, the others bit/s).
+    func bitrateValue(kilobits: Int) -> String { self == .mp3 ? String(kilobits) : String(kilobits * 1000) }
+}
+
+/// The broadcast's pipeline: the gapless chain's appsrc, converted once to the broadcast format and paced in real
+/// time (`clocksync`), then split to one branch per destination. Each Icecast branch encodes with the codec and
+/// ends in `shout2send` (named `icecast0`, `icecast1`, ...); each HLS branch encodes AAC and ends in `hlssink2`
+/// (`hls0`, ...). The sinks themselves do not sync: the one clock upstream paces every branch alike.
+struct BroadcastPlan {
+    /// Every branch encodes from this: 48 kHz stereo (what Opus runs at, and what every encoder here takes).
+    static let rate = 48_000
+    static let channels = 2
+
+    var targets: [BroadcastTarget]
+    var codec: BroadcastCodec
+    /// kbit/s, for every encoder.
+    var bitrate: Int
+    /// HLS segment duration (s) and segments kept in the playlist.
+    var segmentSeconds: Int
+    var playlistLength: Int
+
+    /// The Icecast destinations with the name of their sink element.
+    var icecastSinks: [(name: String, endpoint: IcecastEndpoint)] {
+        targets.compactMap { if case .icecast(let endpoint) = $0 { endpoint } else { nil } }.enumerated().map {
+            ("icecast\($0.offset)", $0.element)
+        }
+    }
+
+    /// The HLS destinations with the name of their sink element.
+    var hlsSinks: [(name: String, directory: String, playlist: String)] {
+        targets.compactMap { if case .hls(let directory, let playlist) = $0 { (directory, playlist) } else { nil } }
+            .enumerated().map { ("hls\($0.offset)", $0.element.0, $0.element.1) }
+    }
+
+    /// "MP3 128 kbit/s", "MP3 128 kbit/s + HLS AAC".
+    var formatName: String {
+        var parts: [String] = []
+        if !icecastSinks.isEmpty { parts.append("\(codec.name) \(bitrate) kbit/s") }
+        if !hlsSinks.isEmpty { parts.append("HLS AAC \(bitrate) kbit/s, \(segmentSeconds) s segments") }
+        return parts.joined(separator: " + ")
+    }
+
+    /// The launch string: constant text with named elements; every user value is set as a property afterwards.
+    var launch: String {
+        var text =
+            "appsrc name=src ! audioconvert name=convert ! audioresample ! capsfilter name=format ! "
+            + "clocksync name=pace ! tee name=split"
+        for (index, sink) in icecastSinks.enumerated() {
+            text += " split. ! queue ! \(codec.launch(encoderNamed: "enc\(index)"))"
+            text += " ! shout2send name=\(sink.name) sync=false async=false send-title-info=false"
+        }
+        for (index, sink) in hlsSinks.enumerated() {
+            text += " split. ! queue ! voaacenc name=aac\(index) ! aacparse ! hlssink2 name=\(sink.name) async=false"
+        }
+        return text
+    }
+
+    /// Sets the user's values on a freshly parsed pipeline (never pasted into the launch text).
+    func configure(_ pipeline: Pipeline) throws(GstError) {
+        try pipeline.element(named: "format").set(
+            "caps",
+            to: Caps(
+                mediaType: "audio/x-raw",
+                fields: [("rate", .int(Int64(BroadcastPlan.rate))), ("channels", .int(Int64(BroadcastPlan.channels)))]))
+        for (index, sink) in icecastSinks.enumerated() {
+            try pipeline.element(named: "enc\(index)").set("bitrate", fromString: codec.bitrateValue(kilobits: bitrate))
+            let shout = try pipeline.element(named: sink.name)
+            try shout.set("ip", fromString: sink.endpoint.host)
+            try shout.set("port", fromString: String(sink.endpoint.port))
+            try shout.set("mount", fromString: sink.endpoint.mount)
+            try shout.set("username", fromString: sink.endpoint.user)
+            try shout.set("password", fromString: sink.endpoint.password)
+        }
+        for (index, sink) in hlsSinks.enumerated() {
+            try pipeline.element(named: "aac\(index)").set("bitrate", fromString: String(bitrate * 1000))
+            let hls = try pipeline.element(named: sink.name)
+            try hls.set("location", fromString: sink.directory + "/segment%05d.ts")
+            try hls.set("playlist-location", fromString: sink.directory + "/" + sink.playlist)
+            try hls.set("target-duration", fromString: String(segmentSeconds))
+            try hls.set("playlist-length", fromString: String(playlistLength))
+            // Keep a few more segments than the playlist names: a client that just read it can still fetch them.
+            try hls.set("max-files", fromString: String(playlistLength + 3))
+        }
+    }
+}
