@@ -154,15 +154,8 @@ public final class IcecastServer: @unchecked Sendable {
     /// The mount's current listener count as Icecast reports it.
     public func listeners(_ mount: String) -> Int { (source(mount)?["listeners"] as? Int) ?? 0 }
 
-    /// The mount's title as Icecast reports it ("ARTIST - TITLE" for MP3 streams, the Vorbis TITLE otherwise).
-    public func title(_ mount: String) -> String? {
-        guard let source = source(mount) else { return nil }
-        if let title = source["title"] as? String {
-            if let artist = source["artist"] as? String, !artist.isEmpty { return "\(artist) - \(title)" }
-            return title
-        }
-        return (source["title"] as? Int).map(String.init)
-    }
+    /// The mount's now-playing title as Icecast reports it (`title` in its stats: what the source last announced).
+    public func title(_ mount: String) -> String? { source(mount)?["title"] as? String }
 
     /// The tail of the server's error log, for failure messages.
     public var errorLog: String {

@@ -118,7 +118,7 @@ extension BroadcastCommand {
         --to several times to feed them all from one decode. The files are one continuous, real-time broadcast (with
         --loop and --shuffle, a radio station); each file's title (LIST/INFO INAM and IART, else its name) becomes
         the mount's now-playing title as it starts. The default codec is MP3 at 128 kbit/s, which every browser and
-        player plays and which carries titles to listeners; Vorbis carries them too, Opus (with Icecast 2.4) not.
+        player plays and which carries titles to listeners; Ogg (Vorbis, Opus) keeps the first title.
         A server lost mid-broadcast is retried (for --retry-for seconds) and the broadcast resumes where it was.
 
         BROADCAST EXAMPLES:

@@ -6,13 +6,18 @@ enum BroadcastCodec: String, CaseIterable {
     /// MP3 at a constant bitrate: every browser, phone and radio player plays it, and titles reach them as ICY
     /// metadata. The default.
     case mp3
-    /// Ogg Vorbis: titles as Vorbis comments (Icecast rewrites them on each title update).
+    /// Ogg Vorbis. Its title is the first file's (Vorbis comments in the stream's headers).
     case vorbis
-    /// Ogg Opus: the best quality per bit, but Icecast 2.4 takes no title updates for it.
+    /// Ogg Opus: the best quality per bit; its title is the first file's, as for Vorbis.
     case opus
 
     static let defaultCodec = BroadcastCodec.mp3
     static let defaultBitrate = 128
+
+    /// Whether Icecast can change the mount's title mid-stream (`/admin/metadata`): for MP3 it sends ICY
+    /// metadata. Icecast 2.4 refuses it for Opus, and for Vorbis it rewrites the stream's headers in a way that
+    /// stalled every listener (measured: all 200 stopped at the same byte), so Ogg streams keep their first title.
+    var takesTitleUpdates: Bool { self == .mp3 }
 
     /// "MP3", "Vorbis", "Opus".
     var name: String {
@@ -84,7 +89,7 @@ struct BroadcastPlan {
             text += " ! shout2send name=\(sink.name) sync=false async=false send-title-info=false"
         }
         for (index, sink) in hlsSinks.enumerated() {
-            text += " split. ! queue ! voaacenc name=aac\(index) ! aacparse ! hlssink2 name=\(sink.name) async=false"
+            text += " split. ! queue ! voaacenc name=aac\(index) ! aacparse ! hlssink2 name=\(sink.name)"
         }
         return text
     }

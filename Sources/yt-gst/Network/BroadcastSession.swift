@@ -35,7 +35,7 @@ final class BroadcastSession {
     /// The play position whose title was announced on the current connections.
     private var announced: Int?
     private var title = ""
-    private var opusTitleWarned = false
+    private var oggTitleWarned = false
     /// Whether every Icecast sink has sent audio on the current pipeline (each connects on its first buffer).
     private var connected = false
     /// Every Icecast sink has rendered a buffer, and no error has been read since: connected, once the bus has
@@ -171,13 +171,13 @@ final class BroadcastSession {
         self.title = title
         if !command.quiet { report("yt-gst: now playing: \(title)") }
         for (_, endpoint) in plan.icecastSinks {
-            if plan.codec == .opus {
-                if !opusTitleWarned && !command.quiet {
+            guard plan.codec.takesTitleUpdates else {
+                if !oggTitleWarned && !command.quiet {
                     report(
-                        "yt-gst: \(endpoint): warning: Icecast 2.4 takes no titles for Opus streams; "
-                            + "use --codec mp3 or vorbis for now-playing titles")
+                        "yt-gst: \(endpoint): warning: Icecast 2.4 cannot change the title of an Ogg stream; "
+                            + "listeners see the first file's (use --codec mp3 for a title per file)")
                 }
-                opusTitleWarned = true
+                oggTitleWarned = true
                 continue
             }
             if let problem = endpoint.announce(title: title), !command.quiet {
