@@ -29,7 +29,12 @@ enum Tool {
                 return try StreamCommand(arguments).run()
             }),
         Command(
-            spec: ReceiveCommand.spec, run: { arguments throws(UsageError) in try ReceiveCommand(arguments).run() }),
+            spec: ReceiveCommand.spec,
+            run: { arguments throws(UsageError) in
+                // http(s):// (Icecast, a web server's HLS) has its own reconnecting session; the rest is RTP or SRT.
+                if HTTPReceiveCommand.handles(arguments) { return try HTTPReceiveCommand(arguments).run() }
+                return try ReceiveCommand(arguments).run()
+            }),
     ]
 
     static var help: String {

@@ -57,6 +57,20 @@ enum Broadcast {
         var seconds: Double
     }
 
+    /// The median of the tone's frequency over half-second stretches: robust against a few glitched stretches
+    /// (a reconnect, a restart), which `measure` counts in.
+    static func medianFrequency(_ samples: [Int16], rate: Int = 48_000) -> Double {
+        var frequencies: [Double] = []
+        var start = 0
+        while start + rate / 2 <= samples.count {
+            let part = samples[start..<(start + rate / 2)]
+            let crossings = zip(part, part.dropFirst()).filter { $0.0 < 0 && $0.1 >= 0 }.count
+            frequencies.append(Double(crossings * 2))
+            start += rate / 2
+        }
+        return frequencies.sorted()[frequencies.count / 2]
+    }
+
     static func measure(_ samples: [Int16], rate: Double = 48_000, skip: Int = 4_800) -> Tone {
         let seconds = Double(samples.count) / rate
         guard samples.count > 2 * skip + 4_800 else { return Tone(frequency: 0, snr: -.infinity, seconds: seconds) }
