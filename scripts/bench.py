@@ -359,7 +359,12 @@ def main():
     p.add_argument("--latency", default="", help="the figure from scripts/measure-latency.sh, or why there is none")
     p.add_argument("--only", default="feed,start-up,real-time,tail",
                    help="comma-separated groups to run: feed (speed, RSS, growth), start-up, real-time, tail")
+    p.add_argument("--broadcast", action="store_true",
+                   help="only the broadcast rows (scripts/bench_broadcast.py): Icecast and HLS on loopback")
     a = p.parse_args()
+    if a.broadcast:
+        import bench_broadcast
+        return bench_broadcast.main(a.binary, a.dir, a.pairs, a.quick)
     only = set(a.only.split(","))
 
     yt = a.binary
