@@ -24,6 +24,13 @@ import Testing
         ["receive", "rtp://@:5004", "--latency-ms", "-1"], ["receive", "rtp://@:5004", "--iface", "eth0"],
         ["receive", "rtp://@:5004", "--sink", "fakesink", "--pipeline", "fakesink"], ["receive", "ftp://x:1"],
         ["receive", "sdp:"],
+        ["stream", "x.wav", "--to", "icecast://pw@host/m.mp3", "--codec", "l16"],
+        ["stream", "x.wav", "--to", "hls:out", "--codec", "mp3"], ["stream", "x.wav", "--to", "icecast://host/m"],
+        ["stream", "x.wav", "--to", "icecast://pw@host/m.mp3", "--to", "rtp://10.77.0.2:5004"],
+        ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--loop"],
+        ["stream", "x.wav", "--to", "icecast://pw@host/m.mp3", "--segment", "2"],
+        ["stream", "x.wav", "--to", "hls:out", "--segment", "0"], ["receive", "http://", "--sink", "fakesink"],
+        ["receive", "http://host/m", "--latency-ms", "50"],
     ])
     func usageErrorsExit64(arguments: [String]) throws {
         let r = try Run.ytGst(arguments)

@@ -59,8 +59,10 @@ struct HTTPReceiveCommand {
     var server: (host: String, port: Int)? { HTTPReceiveCommand.server(of: url) }
 
     static func server(of url: String) -> (host: String, port: Int)? {
-        let rest = url.split(separator: "://", maxSplits: 1).last ?? ""
-        guard var authority = rest.split(separator: "/").first.map(String.init) else { return nil }
+        guard let schemeEnd = url.firstRange(of: "://"),
+            var authority = url[schemeEnd.upperBound...].split(separator: "/", omittingEmptySubsequences: false)
+                .first.map(String.init), !authority.isEmpty
+        else { return nil }
         if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
         let secure = url.lowercased().hasPrefix("https")
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
