@@ -42,9 +42,9 @@ enum BroadcastCodec: String, CaseIterable {
 }
 
 /// The broadcast's pipeline: the gapless chain's appsrc, converted once to the broadcast format and paced in real
-/// time (`clocksync`), then split to one branch per destination. Each Icecast branch encodes with the codec and
-/// ends in `shout2send` (named `icecast0`, `icecast1`, ...); each HLS branch encodes AAC and ends in `hlssink2`
-/// (`hls0`, ...). The sinks themselves do not sync: the one clock upstream paces every branch alike.
+/// time (`clocksync`), then split: one encoder for the Icecast mounts (each a `shout2send`, named `icecast0`,
+/// `icecast1`, ...) and one AAC encoder for the HLS directories (each an `hlssink2`, `hls0`, ...). The sinks
+/// themselves do not sync: the one clock upstream paces every branch alike.
 struct BroadcastPlan {
     /// Every branch encodes from this: 48 kHz stereo (what Opus runs at, and what every encoder here takes).
     static let rate = 48_000
@@ -84,12 +84,16 @@ struct BroadcastPlan {
         var text =
             "appsrc name=src ! audioconvert name=convert ! audioresample ! capsfilter name=format ! "
             + "clocksync name=pace ! tee name=split"
-        for (index, sink) in icecastSinks.enumerated() {
-            text += " split. ! queue ! \(codec.launch(encoderNamed: "enc\(index)"))"
-            text += " ! shout2send name=\(sink.name) sync=false async=false send-title-info=false"
+        if !icecastSinks.isEmpty {
+            // One encoder for every mount, then a copy of the encoded stream each.
+            text += " split. ! queue ! \(codec.launch(encoderNamed: "enc")) ! tee name=mounts"
+            for sink in icecastSinks {
+                text += " mounts. ! queue ! shout2send name=\(sink.name) sync=false async=false send-title-info=false"
+            }
         }
-        for (index, sink) in hlsSinks.enumerated() {
-            text += " split. ! queue ! voaacenc name=aac\(index) ! aacparse ! hlssink2 name=\(sink.name)"
+        if !hlsSinks.isEmpty {
+            text += " split. ! queue ! voaacenc name=aac ! aacparse ! tee name=segments"
+            for sink in hlsSinks { text += " segments. ! queue ! hlssink2 name=\(sink.name)" }
         }
         return text
     }
@@ -101,8 +105,11 @@ struct BroadcastPlan {
             to: Caps(
                 mediaType: "audio/x-raw",
                 fields: [("rate", .int(Int64(BroadcastPlan.rate))), ("channels", .int(Int64(BroadcastPlan.channels)))]))
-        for (index, sink) in icecastSinks.enumerated() {
-            try pipeline.element(named: "enc\(index)").set("bitrate", fromString: codec.bitrateValue(kilobits: bitrate))
+        if !icecastSinks.isEmpty {
+            try pipeline.element(named: "enc").set("bitrate", fromString: codec.bitrateValue(kilobits: bitrate))
+        }
+        if !hlsSinks.isEmpty { try pipeline.element(named: "aac").set("bitrate", fromString: String(bitrate * 1000)) }
+        for sink in icecastSinks {
             let shout = try pipeline.element(named: sink.name)
             try shout.set("ip", fromString: sink.endpoint.host)
             try shout.set("port", fromString: String(sink.endpoint.port))
@@ -110,8 +117,7 @@ struct BroadcastPlan {
             try shout.set("username", fromString: sink.endpoint.user)
             try shout.set("password", fromString: sink.endpoint.password)
         }
-        for (index, sink) in hlsSinks.enumerated() {
-            try pipeline.element(named: "aac\(index)").set("bitrate", fromString: String(bitrate * 1000))
+        for sink in hlsSinks {
             let hls = try pipeline.element(named: sink.name)
             try hls.set("location", fromString: sink.directory + "/segment%05d.ts")
             try hls.set("playlist-location", fromString: sink.directory + "/" + sink.playlist)
