@@ -43,8 +43,8 @@ enum BroadcastCodec: String, CaseIterable {
 
 /// The broadcast's pipeline: the gapless chain's appsrc, converted once to the broadcast format, then (for several
 /// destinations) split: one encoder for the Icecast mounts (each a `shout2send`, named `icecast0`, `icecast1`, ...)
-/// and one AAC encoder for the HLS directories (each an `hlssink2`, `hls0`, ...). It runs in real time: libshout
-/// paces what Icecast gets (and, through the tee, every branch), `clocksync` paces HLS alone.
+/// and one AAC encoder for the HLS directories (each an `hlssink2`, `hls0`, ...). `clocksync` paces it in real
+/// time, before the split, so every branch (and the position, from which titles are timed) follows one clock.
 struct BroadcastPlan {
     /// Every branch encodes from this: 48 kHz stereo (what Opus runs at, and what every encoder here takes).
     static let rate = 48_000
@@ -84,11 +84,10 @@ struct BroadcastPlan {
     /// A single destination gets a single thread, as `gst-launch ... ! shout2send` has: a tee and its queues
     /// (a thread each, woken for every encoded packet) come only when there are several.
     var launch: String {
-        // libshout paces what shout2send sends in real time; without an Icecast mount, clocksync does. (Both
-        // together cost a third more CPU: measured with gst-launch, Opus 128 kbit/s.)
+        // clocksync paces every destination in real time. libshout would pace Icecast by itself, but it lets the
+        // first seconds go at once: the position (and so each file's title) would then run ahead of the audio.
         let head =
-            "appsrc name=src ! audioconvert name=convert ! audioresample ! capsfilter name=format"
-            + (icecastSinks.isEmpty ? " ! clocksync name=pace" : "")
+            "appsrc name=src ! audioconvert name=convert ! audioresample ! capsfilter name=format ! clocksync name=pace"
         if targets.count == 1, let sink = icecastSinks.first {
             return "\(head) ! \(codec.launch(encoderNamed: "enc")) ! \(shout(sink.name))"
         }
@@ -111,8 +110,8 @@ struct BroadcastPlan {
     /// The AAC encoder of HLS, named `aac`.
     private static let aac = "voaacenc name=aac ! aacparse"
 
-    /// A `shout2send` named `name`: libshout paces it (it does not sync to the clock) and it does not preroll;
-    /// titles are announced by `BroadcastSession`, not taken from the stream's tags.
+    /// A `shout2send` named `name`: it does not sync (`clocksync` paces) nor preroll; titles are announced by
+    /// `BroadcastSession`, not taken from the stream's tags.
     private func shout(_ name: String) -> String {
         "shout2send name=\(name) sync=false async=false send-title-info=false"
     }

@@ -32,6 +32,8 @@ final class BroadcastSession {
     private var anyFailed = false
     /// The play position and the time in that file where the broadcast is (where it resumes after a loss).
     private var place: (position: Int, fileTime: ClockTime?) = (0, nil)
+    /// The furthest position the current pipeline reported.
+    private var furthest: ClockTime?
     /// The play position whose title was announced on the current connections.
     private var announced: Int?
     private var title = ""
@@ -101,6 +103,7 @@ final class BroadcastSession {
         connected = plan.icecastSinks.isEmpty
         renderedOnce = false
         announced = nil
+        furthest = nil
         do {
             try player.play(chain, from: place.fileTime)
         } catch {
@@ -121,9 +124,12 @@ final class BroadcastSession {
 
     /// Where the broadcast is: the file and the time in it; announces a file's title once audio goes out.
     private func follow() {
-        guard loss == nil, let chain, let position = player.position, let segment = chain.segment(at: position) else {
-            return
-        }
+        // With several sinks the pipeline answers with one or another's position: take the furthest seen, so the
+        // broadcast never seems to step back into the file before.
+        guard loss == nil, let chain, let reported = player.position else { return }
+        let position = max(reported, furthest ?? reported)
+        furthest = position
+        guard let segment = chain.segment(at: position) else { return }
         let offset =
             position.nanoseconds >= segment.streamStart.nanoseconds
             ? position.nanoseconds - segment.streamStart.nanoseconds : 0
