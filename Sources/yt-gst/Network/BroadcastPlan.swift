@@ -15,8 +15,9 @@ enum BroadcastCodec: String, CaseIterable {
     static let defaultBitrate = 128
 
     /// Whether Icecast can change the mount's title mid-stream (`/admin/metadata`): for MP3 it sends ICY
-    /// metadata. Icecast 2.4 refuses it for Opus, and for Vorbis it rewrites the stream's headers in a way that
-    /// stalled every listener (measured: all 200 stopped at the same byte), so Ogg streams keep their first title.
+    /// metadata. Icecast 2.4 refuses it for Opus; for Vorbis it starts a new chained Ogg stream with new headers
+    /// (which decoders that link one pad, and the tests' own decode, failed on) and keeps the old ARTIST. So Ogg
+    /// streams keep their first title.
     var takesTitleUpdates: Bool { self == .mp3 }
 
     /// "MP3", "Vorbis", "Opus".
