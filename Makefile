@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: demo test build release deps test-deps clean lint conformance fuzz install bench bench-playback bench-multiroom bench-record
+.PHONY: demo test build release deps test-deps clean lint conformance fuzz install bench bench-playback bench-multiroom bench-record bench-broadcast
 SECONDS ?= 60
 
 ## Installs what is missing, builds in release mode and plays the bundled sample through the default output.
@@ -24,9 +24,10 @@ conformance: test-deps release
 
 ## The side-by-side benchmarks (about 2 hours; every run timed out and its output checked; the tables in the README):
 ## playback against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (~31 min), multi-room sync against Snapcast
-## (~35 min), recording against wavenc, sox and arecord (~10 min). Builds release first; `make test` runs the
-## playback one once in quick mode. Each alone: make bench-playback, bench-multiroom, bench-record.
-bench: bench-playback bench-multiroom bench-record
+## (~35 min), recording against wavenc, sox and arecord (~10 min), broadcasting against gst-launch shout2send
+## (~15 min). Builds release first; `make test` runs the playback one once in quick mode. Each alone:
+## make bench-playback, bench-multiroom, bench-record, bench-broadcast.
+bench: bench-playback bench-multiroom bench-record bench-broadcast
 
 bench-playback: test-deps release
 	scripts/bench.sh --binary $(CURDIR)/.build/release/yt-gst
@@ -36,6 +37,9 @@ bench-multiroom: test-deps release
 
 bench-record: test-deps release
 	scripts/bench.sh --record --binary $(CURDIR)/.build/release/yt-gst
+
+bench-broadcast: test-deps release
+	scripts/bench.sh --broadcast --binary $(CURDIR)/.build/release/yt-gst
 
 ## Fuzzes the WAV reader for SECONDS seconds (libFuzzer, -sanitize=fuzzer,address; findings in fuzz/findings/).
 fuzz:

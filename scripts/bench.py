@@ -378,7 +378,12 @@ def main():
     p.add_argument("--yt-delay", default="--delay-ms 10", help="yt-gst receiver option that delays it by 10 ms")
     p.add_argument("--record", action="store_true",
                    help="only the recording rows: CPU against pulsesrc ! wavenc, audio lost after kill -9")
+    p.add_argument("--broadcast", action="store_true",
+                   help="only the broadcast rows (scripts/bench_broadcast.py): Icecast and HLS on loopback")
     a = p.parse_args()
+    if a.broadcast:
+        import bench_broadcast
+        return bench_broadcast.main(a.binary, a.dir, a.pairs, a.quick)
     if a.multiroom:
         return multiroom(a)
     if a.record:

@@ -6,7 +6,7 @@
 # PASS/FAIL. Every run has a timeout and its output is checked against the samples that must reach the sink (how,
 # per group: scripts/bench.py's header); a run that hangs, fails or delivers the wrong samples is a FAIL line.
 #
-# Usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS] [--record]
+# Usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS] [--record] [--broadcast]
 #   --pairs N     timed rounds per group after the warm-up round (default 5; 1 gives a reduced run of ~6 minutes)
 #   --quick       small files (10 s, 1 s, 0.1 s), 1 round, no warm-up, no latency: proves the benchmark works
 #                 (make test); fails only when a run fails or its output check fails, whatever the ratios.
@@ -15,6 +15,8 @@
 #                 scripts/multiroom-lab.py, each scenario of issue 12's table; options passed on to bench.py:
 #                 --multiroom-scenarios LIST, --multiroom-peers LIST, --multiroom-seconds S, --yt-sender CMD,
 #                 --yt-receiver CMD, --yt-delay OPTION (see scripts/bench.py --help)
+#   --broadcast   only the broadcast rows (scripts/bench_broadcast.py): sender CPU against gst-launch shout2send,
+#                 latency through Icecast (default burst and burst-size 0), HLS live edge, listeners one Icecast holds
 #   --record      only the recording rows (scripts/bench_record.py): CPU against pulsesrc ! wavenc, audio lost
 #                 after kill -9 against wavenc, sox and arecord
 #   YT_GST_SCRATCH=DIR   build directory (default .build); YT_GST_BENCH_DIR=DIR  where the files are kept
@@ -24,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
-binary="" pairs=5 quick="" latency=1 only=feed,start-up,real-time,tail multiroom=() record=""
+binary="" pairs=5 quick="" latency=1 only=feed,start-up,real-time,tail multiroom=() record="" broadcast=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --binary) binary=$2; shift 2 ;;
@@ -35,7 +37,8 @@ while [ $# -gt 0 ]; do
     --multiroom) multiroom+=(--multiroom); latency=""; shift ;;
     --multiroom-*|--yt-*) multiroom+=("$1" "$2"); shift 2 ;;
     --record) record=--record; latency=""; shift ;;
-    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS] [--record]" \
+    --broadcast) broadcast=--broadcast; latency=""; shift ;;
+    *) echo "usage: scripts/bench.sh [--binary PATH] [--pairs N] [--quick] [--no-latency] [--only GROUPS] [--record] [--broadcast]" \
          "[--multiroom [--multiroom-scenarios LIST] [--multiroom-peers LIST] [--yt-delay OPTION] ...]" >&2
        exit 64 ;;
   esac
@@ -67,5 +70,5 @@ if [ -n "$latency" ]; then
     figure="not measured (scripts/measure-latency.sh failed; see /tmp/yt-gst-bench-latency.log)"
   fi
 fi
-scripts/with-pulseaudio.sh python3 scripts/bench.py --binary "$binary" --dir "$dir" --pairs "$pairs" --only "$only" $quick $record \
+scripts/with-pulseaudio.sh python3 scripts/bench.py --binary "$binary" --dir "$dir" --pairs "$pairs" --only "$only" $quick $record $broadcast \
   --latency "$figure" "${multiroom[@]}"

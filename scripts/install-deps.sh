@@ -15,6 +15,7 @@ if [ "${1:-build}" = test ]; then
   packages+=(pulseaudio pulseaudio-utils sox python3 iproute2 procps tmux zsh man-db nftables iputils-ping)
   packages+=(libsox-fmt-mp3)  # sox reads MP3 through libmad: the MP3 tests' decoder independent of GStreamer's
   packages+=(gstreamer1.0-plugins-base-apps valgrind)  # gst-play-1.0 for scripts/bench.sh; callgrind for scripts/link-order.sh
+  packages+=(icecast2 curl)  # the broadcast tests: a real Icecast master and relay; curl reads their stats
   packages+=(time)  # /usr/bin/time: scripts/bench.py reads each run's peak RSS from it (parec, pactl: pulseaudio-utils)
   # the multi-room lab: scripts/skew.py (numpy), a receiver's clock run fast (faketime), Snapcast as the bench's peer
   packages+=(python3-numpy faketime snapserver snapclient)

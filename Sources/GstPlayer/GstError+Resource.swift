@@ -10,6 +10,8 @@ extension GstError {
         case read
         /// Writing to an opened resource failed (a sink lost its output).
         case write
+        /// The resource does not exist (an HTTP 404, a missing file: `GST_RESOURCE_ERROR_NOT_FOUND`).
+        case notFound
         /// The resource refused access: no permission to open or use it (`GST_RESOURCE_ERROR_NOT_AUTHORIZED`).
         case notAuthorized
         /// Any other `GstResourceError` code, as the number GStreamer gave.
@@ -28,6 +30,7 @@ extension GstError {
         case GST_RESOURCE_ERROR_READ.rawValue: return .read
         case GST_RESOURCE_ERROR_WRITE.rawValue: return .write
         case GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue: return .notAuthorized
+        case GST_RESOURCE_ERROR_NOT_FOUND.rawValue: return .notFound
         default: return .other(code)
         }
     }

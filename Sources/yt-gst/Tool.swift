@@ -20,9 +20,22 @@ enum Tool {
         Command(
             spec: CompletionsCommand.spec,
             run: { arguments throws(UsageError) in try CompletionsCommand(arguments).run() }),
-        Command(spec: StreamCommand.spec, run: { arguments throws(UsageError) in try StreamCommand(arguments).run() }),
         Command(
-            spec: ReceiveCommand.spec, run: { arguments throws(UsageError) in try ReceiveCommand(arguments).run() }),
+            spec: StreamCommand.spec,
+            run: { arguments throws(UsageError) in
+                // A broadcast destination makes it a broadcast (BroadcastCommand); otherwise RTP or SRT.
+                if (arguments.values["to"] ?? []).contains(where: BroadcastTarget.isBroadcast) {
+                    return try BroadcastCommand(arguments).run()
+                }
+                return try StreamCommand(arguments).run()
+            }),
+        Command(
+            spec: ReceiveCommand.spec,
+            run: { arguments throws(UsageError) in
+                // http(s):// (Icecast, a web server's HLS) has its own reconnecting session; the rest is RTP or SRT.
+                if HTTPReceiveCommand.handles(arguments) { return try HTTPReceiveCommand(arguments).run() }
+                return try ReceiveCommand(arguments).run()
+            }),
     ]
 
     static var help: String {

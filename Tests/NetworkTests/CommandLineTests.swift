@@ -33,6 +33,13 @@ import Testing
         ["receive", "rtp://@:5004", "--delay-ms", "-40"], ["receive", "rtp://@:5004", "--delay-ms", "99999"],
         ["receive", "rtp://@:5004", "--delay-ms", "5", "--no-sync"],
         ["receive", "rtp://@:5004", "--clock", "ntp://"], ["receive", "srt://:7001", "--delay-ms", "5"],
+        ["stream", "x.wav", "--to", "icecast://pw@host/m.mp3", "--codec", "l16"],
+        ["stream", "x.wav", "--to", "hls:out", "--codec", "mp3"], ["stream", "x.wav", "--to", "icecast://host/m"],
+        ["stream", "x.wav", "--to", "icecast://pw@host/m.mp3", "--to", "rtp://10.77.0.2:5004"],
+        ["stream", "x.wav", "--to", "rtp://10.77.0.2:5004", "--loop"],
+        ["stream", "x.wav", "--to", "icecast://pw@host/m.mp3", "--segment", "2"],
+        ["stream", "x.wav", "--to", "hls:out", "--segment", "0"], ["receive", "http://", "--sink", "fakesink"],
+        ["receive", "http://host/m", "--latency-ms", "50"],
     ])
     func usageErrorsExit64(arguments: [String]) throws {
         let r = try Run.ytGst(arguments)

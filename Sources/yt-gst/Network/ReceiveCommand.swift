@@ -34,6 +34,10 @@ struct ReceiveCommand {
             URL: rtp://@:PORT (any local address), rtp://@GROUP:PORT (join a multicast group), sdp:FILE or FILE.sdp
             (the SDP `stream --sdp` writes, or any SDP for one RTP audio stream), srt://HOST:PORT (call a sender
             that listens) or srt://:PORT (listen), with ?passphrase=SECRET&pbkeylen=16|24|32 for encrypted SRT.
+            http://HOST:PORT/MOUNT or https://... plays an Icecast mount or any HTTP audio stream, and a .m3u8 URL
+            an HLS stream (as `stream --to icecast://... or hls:DIR` broadcast them): the title is shown as it
+            changes; a dropped connection is retried for --timeout seconds (default 5), and a mount still gone
+            then has ended (exit 0).
 
             RTP receivers play in step (multi-room): each follows the sender's clock (published by `yt-gst stream`
             on its RTP port + 2, or the NTP or PTP clock of --clock or the SDP), plays sample n when that clock reads
@@ -52,6 +56,7 @@ struct ReceiveCommand {
               yt-gst receive rtp://@239.255.0.1:5004 --delay-ms 12 --sink 'pulsesink device=kitchen'
               yt-gst receive song.sdp --sink 'wavenc ! filesink location=copy.wav' --timeout 5
               yt-gst receive 'srt://:7001?passphrase=correct-horse-battery'
+              yt-gst receive http://radio.example.org:8000/live.mp3
             """)
 
     var source: StreamURL

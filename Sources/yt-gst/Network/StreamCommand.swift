@@ -6,26 +6,31 @@ import GstPlayer
 /// and the pipeline for them. A `StreamSession` then runs it.
 struct StreamCommand {
     static let spec = CommandSpec(
-        name: "stream", abstract: "Stream WAV files to other machines over RTP or SRT.", operands: "FILE... --to URL",
+        name: "stream", abstract: "Stream WAV files over RTP or SRT, or broadcast them through Icecast and HLS.",
+        operands: "FILE... --to URL",
         options: [
             OptionSpec(
                 name: "to", valueName: "URL",
-                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT. Repeat "
-                    + "for several RTP hosts (one encoder, one clock)."),
+                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT; broadcast: "
+                    + "icecast://[USER:]PASSWORD@HOST[:PORT]/MOUNT, hls:DIR. Repeatable: several RTP hosts (one "
+                    + "encoder, one clock), or one broadcast to every Icecast and HLS --to."),
             OptionSpec(
                 name: "clock", valueName: "CLOCK",
                 help: "The clock receivers synchronise to: sender (the default: this machine's, published on the "
                     + "RTP port + 2), ntp://HOST[:PORT] or ptp[:DOMAIN]."),
             OptionSpec(
                 name: "codec", valueName: "CODEC",
-                help: "l16, l24 or opus (default: l16, l24 for files deeper than 16 bits)."),
-            OptionSpec(name: "bitrate", valueName: "KBITS", help: "Opus bitrate in kbit/s, 6 to 510 (default 64)."),
+                help: "l16, l24 or opus (default: l16, l24 for files deeper than 16 bits); Icecast: mp3, vorbis, opus."),
+            OptionSpec(
+                name: "bitrate", valueName: "KBITS",
+                help: "Opus bitrate in kbit/s, 6 to 510 (default 64); broadcast: 32 to 320 (default 128)."),
             OptionSpec(
                 name: "sdp", valueName: "FILE", help: "Write an SDP file that describes the RTP stream, for receivers."),
             OptionSpec(
                 name: "iface", valueName: "NAME", help: "Network interface for multicast (default: the route's)."),
             OptionSpec(
                 name: "ttl", valueName: "N", help: "Multicast time-to-live, 1 to 255 (default 1: this network only)."),
+        ] + BroadcastCommand.options + [
             .quiet(silencing: "status line and no warnings"),
             .verbose,
         ],
@@ -53,7 +58,13 @@ struct StreamCommand {
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --to rtp://192.168.1.21:5004
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --codec opus --bitrate 96
               yt-gst stream song.wav --to 'srt://192.168.1.20:7001?passphrase=correct-horse-battery'
-              arecord -f cd | yt-gst stream - --to rtp://192.168.1.20:5004
+                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT; broadcast: "
+                    + "icecast://[USER:]PASSWORD@HOST[:PORT]/MOUNT, hls:DIR. Repeatable: several RTP hosts (one "
+                    + "encoder, one clock), or one broadcast to every Icecast and HLS --to."),
+            OptionSpec(
+                name: "clock", valueName: "CLOCK",
+                help: "The clock receivers synchronise to: sender (the default: this machine's, published on the "
+                    + "RTP port + 2), ntp://HOST[:PORT] or ptp[:DOMAIN]."),
             """)
 
     /// Buffers read from a pipe: short, since a live pipe's are sent as they arrive (200 ms bursts lost packets in a
@@ -79,6 +90,10 @@ struct StreamCommand {
         let targets = arguments.values["to"] ?? []
         guard !targets.isEmpty else { throw UsageError("--to URL is required (e.g. --to rtp://HOST:5004)") }
         files = arguments.operands
+        for option in BroadcastCommand.options
+        where arguments.flags.contains(option.name) || arguments.value(option.name) != nil {
+            throw UsageError("--\(option.name) applies to broadcasts (--to icecast://... or hls:DIR)")
+        }
         try StandardInput.check(files, command: "stream")
         destinations = try targets.map { text throws(UsageError) in try StreamURL(parsing: text) }
         clock =

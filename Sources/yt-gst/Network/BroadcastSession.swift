@@ -1,0 +1,293 @@
+// yt-gst — one broadcast: the playlist through the gapless chain to every destination, titles as files start,
+// and the Icecast server's faults survived.
+import AppSrcFeeder
+import GstPlayer
+
+/// Runs a broadcast until the list ends (or a signal, an error, or a server lost for longer than --retry-for).
+///
+/// One loop decides everything, as in `play`: it reads the player's events, follows the position (to know the
+/// file and the time in it, and to announce each file's title as it starts; 4 or 10 times a second), and while an Icecast server is lost
+/// it tries it again with a growing pause (100 ms to 1 s), so streaming resumes within about a second of the
+/// server being back. Resuming builds a new pipeline at the place where the broadcast stopped: the same file, the
+/// same time in it.
+final class BroadcastSession {
+    /// The pause between two tries of a lost server grows from the first to the last.
+    static let firstRetryPause: Duration = .milliseconds(100)
+    static let longestRetryPause: Duration = .seconds(1)
+
+    /// A lost Icecast server: which, since when, and when to try it next.
+    private struct Loss {
+        var endpoint: IcecastEndpoint
+        var since: ContinuousClock.Instant
+        var nextTry: ContinuousClock.Instant
+        var pause: Duration
+    }
+
+    private let command: BroadcastCommand
+    private let plan: BroadcastPlan
+    private let order: PlayOrder
+    private let player: Player
+    private var chain: GaplessChain?
+    private var status: StatusLine
+    private var anyFailed = false
+    /// The play position and the time in that file where the broadcast is (where it resumes after a loss).
+    private var place: (position: Int, fileTime: ClockTime?) = (0, nil)
+    /// The furthest position the current pipeline reported.
+    private var furthest: ClockTime?
+    /// The play position whose title was announced on the current connections.
+    private var announced: Int?
+    private var title = ""
+    private var oggTitleWarned = false
+    /// Whether every Icecast sink has sent audio on the current pipeline (each connects on its first buffer).
+    private var connected = false
+    /// Every Icecast sink has rendered a buffer, and no error has been read since: connected, once the bus has
+    /// been read once more (a failed connect posts its error before the render counts, so it would be there).
+    private var renderedOnce = false
+    /// Whether audio ever went out: a refusal before that is a fault of the setup, said once, exit 1.
+    private var everConnected = false
+    private var loss: Loss?
+    /// Since when a lost server is back and a new pipeline is connecting to it.
+    private var resumedAfter: Loss?
+    private var nextDraw = ContinuousClock.now
+    /// How often the loop looks at the position: for the status line 10 times a second; otherwise 4 times (a
+    /// title reaches the server within a quarter second of its file's start, and the loop costs less).
+    private var followEvery: Duration { status.enabled ? .milliseconds(100) : .milliseconds(250) }
+
+    init(command: BroadcastCommand, files: [String]) {
+        self.command = command
+        plan = command.plan
+        let passes: Int? = command.loopCount.map { $0 == 0 ? nil : $0 } ?? 1
+        order = PlayOrder(files: files, shuffle: command.shuffle, passes: passes)
+        let plan = command.plan
+        player = Player(launch: plan.launch) { pipeline throws(GstError) in try plan.configure(pipeline) }
+        status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
+    }
+
+    /// Broadcasts the list; returns the exit code.
+    func run() -> ExitCode {
+        defer {
+            status.clear()
+            player.stop()
+        }
+        if let code = start() { return code }
+        while true {
+            if let signal = Interrupts.pending { return Interrupts.exitCode(for: signal) }
+            if let code = retryIfDue() { return code }
+            follow()
+            while let event = player.nextEvent(timeout: .zero) {
+                if let code = handle(event) { return code }
+            }
+            drawStatus()
+            EventLoop.wait(for: [player.eventDescriptor], until: loss?.nextTry ?? .now + followEvery)
+        }
+    }
+
+    // MARK: Starting
+
+    /// Starts a pipeline at `place`: a new chain prepared at its file, sought to its time. Returns the exit code
+    /// when nothing can be broadcast.
+    private func start() -> ExitCode? {
+        let chain = GaplessChain(order: order, settings: GaplessChain.Settings())
+        let prepared = chain.prepare(at: place.position)
+        reportFailures(of: chain)
+        guard prepared else {
+            if chain.ending == .nothingToPlay {
+                Terminal.error("yt-gst: nothing to broadcast (every file is empty)")
+            }
+            return .failure
+        }
+        self.chain = chain
+        player.launch =
+            chain.needsDecoder
+            ? Launch.insertingDecoder(afterSource: "src", in: plan.launch, decoder: chain.decoder) : plan.launch
+        connected = plan.icecastSinks.isEmpty
+        renderedOnce = false
+        announced = nil
+        furthest = nil
+        do {
+            try player.play(chain, from: place.fileTime)
+        } catch {
+            report("yt-gst: \(command.describe(error))")
+            return .failure
+        }
+        return nil
+    }
+
+    private func reportFailures(of chain: GaplessChain) {
+        for failure in chain.takeFailures() {
+            anyFailed = true
+            report("yt-gst: \(failure)")
+        }
+    }
+
+    // MARK: Following the broadcast
+
+    /// Where the broadcast is: the file and the time in it; announces a file's title once audio goes out.
+    private func follow() {
+        // With several sinks the pipeline answers with one or another's position: take the furthest seen, so the
+        // broadcast never seems to step back into the file before.
+        guard loss == nil, let chain, let reported = player.position else { return }
+        let position = max(reported, furthest ?? reported)
+        furthest = position
+        guard let segment = chain.segment(at: position) else { return }
+        let offset =
+            position.nanoseconds >= segment.streamStart.nanoseconds
+            ? position.nanoseconds - segment.streamStart.nanoseconds : 0
+        place = (segment.position, ClockTime(nanoseconds: segment.fileStart.nanoseconds + offset))
+        if !connected && renderedOnce {
+            connected = true
+            everConnected = true
+            if let resumed = resumedAfter {
+                resumedAfter = nil
+                let seconds = (ContinuousClock.now - resumed.since) / .seconds(1)
+                report(
+                    "yt-gst: \(resumed.endpoint): streaming again (the server was lost for "
+                        + "\(StatusView.trim((seconds * 10).rounded() / 10)) s)")
+            }
+        }
+        if !connected && !renderedOnce { renderedOnce = allIcecastSinksRendered() }
+        if connected && announced != segment.position {
+            announced = segment.position
+            announce(BroadcastSession.title(of: segment.path))
+        }
+    }
+
+    /// Whether each shout2send has rendered a buffer: it connects on its first, and counts it even when that
+    /// failed (its error is on the bus by then).
+    private func allIcecastSinksRendered() -> Bool {
+        guard let pipeline = player.pipeline else { return false }
+        return plan.icecastSinks.allSatisfy { sink in
+            ((try? pipeline.element(named: sink.name))?.structure(of: "stats")?.count("rendered") ?? 0) > 0
+        }
+    }
+
+    /// The now-playing title of a file: "ARTIST - TITLE" from its LIST/INFO (INAM, IART), else its file name.
+    static func title(of path: String) -> String {
+        let name = String(path.split(separator: "/").last ?? Substring(path))
+        guard let info = try? WAVFile.open(path: path).file.metadata.info else { return name }
+        func entry(_ id: String) -> String? {
+            info.first { $0.id == id }.map(\.value.trimmingWhitespace).flatMap { $0.isEmpty ? nil : $0 }
+        }
+        switch (entry("IART"), entry("INAM")) {
+        case (let artist?, let title?): return "\(artist) - \(title)"
+        case (nil, let title?): return title
+        default: return name
+        }
+    }
+
+    /// Tells every Icecast server the title now playing (again after a reconnect: the server forgot it), and says
+    /// it on stderr when it changed.
+    private func announce(_ title: String) {
+        if !command.quiet && title != self.title { report("yt-gst: now playing: \(title)") }
+        self.title = title
+        for (_, endpoint) in plan.icecastSinks {
+            guard plan.codec.takesTitleUpdates else {
+                if !oggTitleWarned && !command.quiet {
+                    report(
+                        "yt-gst: \(endpoint): warning: Icecast 2.4 cannot change the title of an Ogg stream; "
+                            + "listeners see the first file's (use --codec mp3 for a title per file)")
+                }
+                oggTitleWarned = true
+                continue
+            }
+            if let problem = endpoint.announce(title: title), !command.quiet {
+                report("yt-gst: \(endpoint): warning: \(problem)")
+            }
+        }
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: PlayerEvent) -> ExitCode? {
+        switch event {
+        case .endOfStream:
+            if let handoff = chain?.handoff {
+                place = (handoff, nil)
+                return start()
+            }
+            return anyFailed ? .failure : .success
+        case .error(let error):
+            return handle(error)
+        case .warning(let warning):
+            if !command.quiet { report("yt-gst: warning: \(command.describe(warning))") }
+        default:
+            break
+        }
+        if let chain { reportFailures(of: chain) }
+        return nil
+    }
+
+    /// An error: an Icecast sink that could not connect or lost its server is retried once audio has gone out
+    /// (before that, the setup is wrong: said once, exit 1); any other error ends the broadcast.
+    private func handle(_ error: GstError) -> ExitCode? {
+        renderedOnce = false
+        guard let name = error.elementName, let sink = plan.icecastSinks.first(where: { $0.name == name }),
+            error.resourceError == .open || error.resourceError == .write
+        else {
+            report("yt-gst: \(command.describe(error))")
+            return .failure
+        }
+        guard everConnected else {
+            report("yt-gst: \(sink.endpoint): \(sink.endpoint.refusal())")
+            return .failure
+        }
+        let now = ContinuousClock.now
+        if let resumed = resumedAfter {
+            // Back, but not ready for us yet (or gone again): keep trying from the first loss.
+            resumedAfter = nil
+            loss = Loss(
+                endpoint: resumed.endpoint, since: resumed.since, nextTry: now + resumed.pause, pause: resumed.pause)
+            return nil
+        }
+        status.clear()
+        let retry = StatusView.trim(command.retrySeconds)
+        report(
+            "yt-gst: \(sink.endpoint): lost the server (\(command.verbose ? error.verboseDescription : error.message)); "
+                + "retrying for up to \(retry) s")
+        loss = Loss(
+            endpoint: sink.endpoint, since: now, nextTry: now + BroadcastSession.firstRetryPause,
+            pause: BroadcastSession.firstRetryPause)
+        return nil
+    }
+
+    /// While a server is lost: when the next try is due, sees whether it accepts connections again and if so
+    /// resumes the broadcast at its place; gives up after --retry-for.
+    private func retryIfDue() -> ExitCode? {
+        guard var loss, ContinuousClock.now >= loss.nextTry else { return nil }
+        if ContinuousClock.now - loss.since >= .milliseconds(Int64(command.retrySeconds * 1000)) {
+            status.clear()
+            report(
+                "yt-gst: \(loss.endpoint): gave up after \(StatusView.trim(command.retrySeconds)) s without the server")
+            return .failure
+        }
+        player.stop()
+        loss.pause = min(loss.pause * 2, BroadcastSession.longestRetryPause)
+        if loss.endpoint.connectionProblem(timeout: .milliseconds(500)) != nil {
+            loss.nextTry = .now + loss.pause
+            self.loss = loss
+            return nil
+        }
+        self.loss = nil
+        resumedAfter = loss
+        return start()
+    }
+
+    // MARK: Output
+
+    private func drawStatus() {
+        guard status.enabled, ContinuousClock.now >= nextDraw else { return }
+        nextDraw = .now + .milliseconds(100)
+        if let loss {
+            let seconds = Int((ContinuousClock.now - loss.since) / .seconds(1))
+            status.draw("… \(loss.endpoint) lost \(seconds) s ago; retrying")
+        } else {
+            let time = TimeText.format(place.fileTime?.seconds ?? 0)
+            status.draw("> \(time)  \(title)  → \(plan.targets.map(\.description).joined(separator: ", "))")
+        }
+    }
+
+    private func report(_ line: String) {
+        status.clear()
+        Terminal.error(line)
+    }
+}
