@@ -154,7 +154,11 @@ import Testing
         for (trial, reader) in zip(trials, readers) {
             let name = (trial.path as NSString).lastPathComponent
             let (wav, _) = try WAVFile.open(path: trial.path)
-            #expect(wav.warnings.isEmpty, "\(name): \(wav.warnings)")
+            // Killed before the first buffer was written: a valid, empty WAV, and the reader says just that.
+            let empty = wav.frameCount == 0
+            #expect(
+                wav.warnings.isEmpty || (empty && wav.warnings == ["the data chunk holds no audio"]),
+                "\(name): \(wav.warnings)")
             let declared = Int(wav.chunks.first { $0.id == "data" }?.size ?? 0)
             let frames = declared / wav.format.blockAlign
             // On disk: the data chunk's bytes, then (while recording) a JUNK chunk to the end of the file.
@@ -179,7 +183,10 @@ import Testing
                 #expect(reader.wavparseBytes == frames * wav.format.blockAlign, "\(name): \(reader)")
             }
             let info = try Run.ytGst(["info", trial.path])
-            #expect(info.status == 0 && !info.stdout.contains("warning"), "\(name): \(info.stdout)")
+            #expect(
+                info.status == 0
+                    && (!info.stdout.contains("warning") || empty && info.stdout.contains("holds no audio")),
+                "\(name): \(info.stdout)")
         }
         return trials.count
     }

@@ -11,8 +11,10 @@ import Synchronization
 /// (0.3–13 ms at p99 on a busy machine), so points are stamped early by a random amount, and its smoother (5 s
 /// window, never backwards) turns each into seconds of error: measured, two streams on one PulseAudio wander ±0.5 to
 /// 1.8 ms apart while each believes itself within 20 µs. Here: a snapshot every 20 ms; the position it gives (read
-/// index − sink latency, taken together by the server) is stamped between the request's sending and the server's
-/// reply (sent + transport ÷ 2); of the last 2 s, the 30 % with the shortest transport are fitted by a line
+/// index − sink latency, taken together by the server) is stamped halfway through the round trip, on this
+/// process's clock alone (libpulse's transport latency compares it with the server's, which a process whose clock
+/// runs at its own rate, as under libfaketime, must not mix in); of the last 2 s, the 30 % with the shortest round
+/// trip are fitted by a line
 /// (outliers beyond 4 × MAD dropped, fitted again), and the stream time is that line now. Measured with pulsesink in
 /// the multi-room lab: 21–32 µs p99 between two streams, against 0.15–1.8 ms.
 ///
@@ -67,7 +69,8 @@ enum PulseStreamClock {
         var lastPoll: UInt64 = 0
         /// When the pending snapshot was asked for (0: none pending).
         var requestSent: UInt64 = 0
-        var snapshots: [(time: Double, position: Double, transport: Double)] = []
+        /// Position (frames) at a time (µs), and the round trip that took it (µs).
+        var snapshots: [(time: Double, position: Double, roundTrip: Double)] = []
         /// The fitted line: position (frames) at a time (µs).
         var line: Line? = nil
         var lastReturned: UInt64 = 0
@@ -83,7 +86,7 @@ enum PulseStreamClock {
 
     /// pa_timing_info's fields (pulse/def.h, x86-64 and every LP64 target).
     enum TimingInfo {
-        static let synchronizedClocks = 16, sinkLatency = 24, transportLatency = 40, playing = 48
+        static let synchronizedClocks = 16, sinkLatency = 24, playing = 48
         static let readIndexCorrupt = 64, readIndex = 72
     }
 
@@ -100,13 +103,14 @@ enum PulseStreamClock {
         else { return }
         let readIndex = Double(info.load(fromByteOffset: TimingInfo.readIndex, as: Int64.self))
         let sinkLatency = Double(info.load(fromByteOffset: TimingInfo.sinkLatency, as: UInt64.self))
-        let transport = Double(info.load(fromByteOffset: TimingInfo.transportLatency, as: UInt64.self))
+        let arrived = Double(monotonicMicroseconds())
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
         streams.withLock { all in
             guard var state = all[key], state.requestSent != 0 else { return }
-            let taken = Double(state.requestSent) + transport / 2
+            let roundTrip = arrived - Double(state.requestSent)
+            let taken = Double(state.requestSent) + roundTrip / 2
             state.requestSent = 0
-            state.snapshots.append((taken, readIndex / frameBytes - sinkLatency * rate / 1e6, transport))
+            state.snapshots.append((taken, readIndex / frameBytes - sinkLatency * rate / 1e6, roundTrip))
             state.snapshots.removeAll { $0.time < taken - Double(window) }
             state.line = fit(state.snapshots)
             all[key] = state
@@ -115,9 +119,9 @@ enum PulseStreamClock {
 
     /// The line (position in frames against time in µs) through the fastest snapshots, fitted again without the
     /// outliers; nil below 10 of them.
-    static func fit(_ snapshots: [(time: Double, position: Double, transport: Double)]) -> Line? {
+    static func fit(_ snapshots: [(time: Double, position: Double, roundTrip: Double)]) -> Line? {
         guard snapshots.count >= 10 else { return nil }
-        let fastest = snapshots.sorted { $0.transport < $1.transport }
+        let fastest = snapshots.sorted { $0.roundTrip < $1.roundTrip }
             .prefix(max(Int(Double(snapshots.count) * fastestShare), 10)).map { (x: $0.time, y: $0.position) }
         guard let first = Line(through: fastest, origin: fastest[0].x) else { return nil }
         let residuals = fastest.map { abs($0.y - first.value(at: $0.x)) }
