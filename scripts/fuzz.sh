@@ -17,7 +17,7 @@ sources=(Sources/AppSrcFeeder/WAV/*.swift Sources/AppSrcFeeder/PacketPlan.swift 
          Sources/AppSrcFeeder/CodecCapsRule.swift fuzz/ReaderFuzzTarget.swift)
 # The caps mapping speaks GstPlayer's Caps: GstPlayer comes from the package's release build (not instrumented; the
 # reader and the mapping are), linked with GStreamer as pkg-config gives it.
-gst_modules="gstreamer-1.0 gstreamer-app-1.0 gstreamer-audio-1.0"
+gst_modules="gstreamer-1.0 gstreamer-app-1.0 gstreamer-audio-1.0 gstreamer-net-1.0 gio-2.0"  # as Package.swift
 if [ ! -x "$out/wav-reader-fuzz" ] || [ -n "$(find "${sources[@]}" Sources/GstPlayer -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
   echo "building $out/wav-reader-fuzz"
   swift build -c release --target GstPlayer > "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
