@@ -45,7 +45,10 @@ public struct WAVFile: Sendable {
         case .frames:
             return dataByteCount / Int64(format.blockAlign)
         case .blocks(let framesPerBlock?):
-            let capacity = dataByteCount / Int64(format.blockAlign) * Int64(framesPerBlock)
+            // A stream of unknown length has a data size far beyond its audio: the product saturates.
+            let (product, overflow) = (dataByteCount / Int64(format.blockAlign))
+                .multipliedReportingOverflow(by: Int64(framesPerBlock))
+            let capacity = overflow ? Int64.max : product
             if let factFrames, factFrames > 0, factFrames <= capacity { return factFrames }
             return capacity
         case .blocks(nil), .stream:
