@@ -60,7 +60,7 @@ public final class Pipeline: @unchecked Sendable {
     /// The error of a failed parse: `.missingElement` when GStreamer says an element does not exist (the
     /// `GST_PARSE_ERROR` domain, code `NO_SUCH_ELEMENT`), `.parse` otherwise. Classified by the GError's domain
     /// quark and code, never by its text.
-    private static func parseError(taking error: UnsafeMutablePointer<GError>?) -> GstError {
+    static func parseError(taking error: UnsafeMutablePointer<GError>?) -> GstError {
         let missing =
             error.map {
                 $0.pointee.domain == gst_parse_error_quark()

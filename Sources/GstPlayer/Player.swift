@@ -17,7 +17,7 @@ public enum PlayerEvent: Sendable {
     case stateChanged(State)
     /// Everything was played, up to the last sample.
     case endOfStream
-    /// Playback failed; the player has stopped.
+    /// Playback failed; the player has stopped (unless the error was contained in a branch: see `errorIsContained`).
     case error(GstError)
     /// A problem an element works around.
     case warning(GstError)
@@ -46,6 +46,9 @@ public final class Player {
     public private(set) var pipeline: Pipeline?
     private var feeder: (any Feeder)?
 
+    /// Whether an error is contained in a part of the pipeline that fails alone (a branch, see
+    /// `Pipeline.addBranch`): the player then plays on and reports it. Any other error stops the player.
+    public var errorIsContained: (GstError) -> Bool = { _ in false }
     /// Sets properties on each new pipeline after parsing (e.g. template values), before it leaves NULL.
     private let configure: (Pipeline) throws(GstError) -> Void
     /// The pipeline `prepare()` built, kept for the next play while `launch` is unchanged.
@@ -176,7 +179,7 @@ public final class Player {
     /// Waits up to `timeout` for the next event of the current play; nil on timeout or when nothing plays.
     ///
     /// State changes of elements inside the pipeline are left out; the pipeline's own are reported.
-    /// An error stops the player before it is returned.
+    /// An error stops the player before it is returned, unless `errorIsContained`.
     public func nextEvent(timeout: Duration) -> PlayerEvent? {
         guard let pipeline else { return nil }
         let deadline = ContinuousClock.now.advanced(by: timeout)
@@ -192,7 +195,7 @@ public final class Player {
         switch message {
         case .endOfStream: return .endOfStream
         case .error(let error):
-            stop()
+            if !errorIsContained(error) { stop() }
             return .error(error)
         case .warning(let warning): return .warning(warning)
         case .stateChanged(_, let new, _, let isPipeline): return isPipeline ? .stateChanged(new) : nil

@@ -122,3 +122,36 @@ extension NetworkLab {
         return server
     }
 }
+
+/// Reads an HLS playlist as it is rewritten and notes what RFC 8216 6.2.1 forbids: a media sequence that goes back,
+/// a media sequence number given to two segment names, a segment name given to two numbers.
+final class HLSPlaylistWatch {
+    let path: String
+    /// Each segment's name by its media sequence number.
+    private(set) var names: [Int: String] = [:]
+    /// When each segment name was first listed.
+    private(set) var firstSeen: [String: Date] = [:]
+    private(set) var problems: [String] = []
+    private var lastSequence = Int.min
+
+    init(path: String) { self.path = path }
+
+    /// Reads the playlist once (if it is there), then waits 100 ms.
+    func poll() {
+        defer { usleep(100_000) }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
+        let lines = text.split(separator: "\n").map(String.init)
+        guard let line = lines.first(where: { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") }),
+            let first = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count))
+        else { return }
+        if first < lastSequence { problems.append("media sequence \(lastSequence) then \(first)") }
+        lastSequence = first
+        for (offset, name) in lines.filter({ !$0.hasPrefix("#") }).enumerated() {
+            let number = first + offset
+            if let known = names[number], known != name { problems.append("\(number) was \(known), now \(name)") }
+            if firstSeen[name] != nil, names[number] != name { problems.append("\(name) reused for \(number)") }
+            names[number] = name
+            if firstSeen[name] == nil { firstSeen[name] = Date() }
+        }
+    }
+}

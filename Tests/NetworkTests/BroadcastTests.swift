@@ -195,6 +195,57 @@ struct BroadcastTests {
         #expect(heard == 440 && seconds > 5, "the listener heard \(seconds) s at \(heard) Hz")
     }
 
+    /// Beside HLS, a lost Icecast server disturbs nothing else: while it is away HLS keeps writing segments, its
+    /// media sequence never goes back and no segment name is used twice (RFC 8216 6.2.1), and once the server is
+    /// back the mount streams again and a listener hears the tone.
+    @Test func hlsGoesOnWhileIcecastReconnects() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["m", "s"])
+        defer { lab.close() }
+        let master = try IcecastServer(lab: lab, host: lab.host("m"))
+        try master.start()
+        let tone = path("tone.wav")
+        try Broadcast.tone(tone, seconds: 18, frequency: 440)
+        let hls = path("hls")
+        try FileManager.default.createDirectory(atPath: hls, withIntermediateDirectories: true)
+        let sender = try broadcast(
+            lab,
+            [
+                tone, "--to", master.sourceURL(mount: "/both.mp3"), "--to", "hls:\(hls)", "--segment", "1",
+                "--playlist-length", "3", "--retry-for", "30",
+            ])
+        try #require(waitForMount(master, "/both.mp3"))
+        let playlist = HLSPlaylistWatch(path: hls + "/playlist.m3u8")
+        let started = Date()
+        while Date().timeIntervalSince(started) < 4 { playlist.poll() }
+        master.stop()
+        let stopped = Date()
+        while Date().timeIntervalSince(stopped) < 4 { playlist.poll() }
+        let listedWhileAway = playlist.firstSeen.values.filter { $0 > stopped }.count
+        try master.start()
+        var back = false
+        let restarted = Date()
+        while sender.isRunning && Date().timeIntervalSince(restarted) < 30 {
+            playlist.poll()
+            if !back && master.source("/both.mp3") != nil {
+                back = true
+                // A listener of the mount that came back hears the broadcast.
+                _ = try? lab.run(
+                    in: lab.host("m"), "/usr/bin/curl",
+                    ["-s", "-m", "3", "-o", path("listener.mp3"), "\(master.baseURL)/both.mp3"], timeout: 10)
+            }
+        }
+        let sent = sender.wait(timeout: 10)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(sent.stderr.contains("lost the server") && sent.stderr.contains("streaming again"), "\(sent.stderr)")
+        #expect(sent.seconds < 22, "18 s of audio took \(sent.seconds) s: the broadcast stood still")
+        #expect(playlist.problems.isEmpty, "\(playlist.problems)")
+        #expect(listedWhileAway >= 2, "\(listedWhileAway) segments listed in the 4 s without Icecast")
+        #expect(back, "the mount did not come back: \(master.errorLog)")
+        let heard = Broadcast.measure((try? Broadcast.decode(path("listener.mp3"))) ?? [])
+        #expect(abs(heard.frequency - 440) < 1 && heard.seconds > 1, "the listener after the restart: \(heard)")
+    }
+
     /// `yt-gst receive http://` plays a mount from start to end, says each title as it changes, exits 0.
     @Test func receivePlaysAMountToTheEndWithItsTitles() throws {
         defer { Paths.removeScratch(dir) }

@@ -119,7 +119,8 @@ extension BroadcastCommand {
         --loop and --shuffle, a radio station); each file's title (LIST/INFO INAM and IART, else its name) becomes
         the mount's now-playing title as it starts. The default codec is MP3 at 128 kbit/s, which every browser and
         player plays and which carries titles to listeners; Ogg (Vorbis, Opus) keeps the first title.
-        A server lost mid-broadcast is retried (for --retry-for seconds) and the broadcast resumes where it was.
+        A server lost mid-broadcast is retried (for --retry-for seconds): a sole destination resumes where it was;
+        beside others, that mount reconnects alone while they go on.
 
         BROADCAST EXAMPLES:
           yt-gst stream music/ --loop --shuffle --to icecast://hackme@radio.example.org:8000/live.mp3

@@ -43,9 +43,10 @@ enum BroadcastCodec: String, CaseIterable {
 }
 
 /// The broadcast's pipeline: the gapless chain's appsrc, converted once to the broadcast format, then (for several
-/// destinations) split: one encoder for the Icecast mounts (each a `shout2send`, named `icecast0`, `icecast1`, ...)
-/// and one AAC encoder for the HLS directories (each an `hlssink2`, `hls0`, ...). `clocksync` paces it in real
-/// time, before the split, so every branch (and the position, from which titles are timed) follows one clock.
+/// destinations) split: a branch with its own encoder per Icecast mount (each a `shout2send`, named `icecast0`,
+/// `icecast1`, ..., in a branch `mount0`, ... that reconnects alone) and one AAC encoder for the HLS directories
+/// (each an `hlssink2`, `hls0`, ...). `clocksync` paces it in real time, before the split, so every branch (and the
+/// position, from which titles are timed) follows one clock.
 struct BroadcastPlan {
     /// Every branch encodes from this: 48 kHz stereo (what Opus runs at, and what every encoder here takes).
     static let rate = 48_000
@@ -90,22 +91,46 @@ struct BroadcastPlan {
         let head =
             "appsrc name=src ! audioconvert name=convert ! audioresample ! capsfilter name=format ! clocksync name=pace"
         if targets.count == 1, let sink = icecastSinks.first {
-            return "\(head) ! \(codec.launch(encoderNamed: "enc")) ! \(shout(sink.name))"
+            let encoder = codec.launch(encoderNamed: BroadcastPlan.encoderName(of: sink.name))
+            return "\(head) ! \(encoder) ! \(shout(sink.name))"
         }
         if targets.count == 1, let sink = hlsSinks.first {
             return "\(head) ! \(BroadcastPlan.aac) ! hlssink2 name=\(sink.name)"
         }
+        // The Icecast mounts are branches added by `configure` (see `mountBranch`).
         var text = "\(head) ! tee name=split"
-        if !icecastSinks.isEmpty {
-            // One encoder for every mount, then a copy of the encoded stream each.
-            text += " split. ! queue ! \(codec.launch(encoderNamed: "enc")) ! tee name=mounts"
-            for sink in icecastSinks { text += " mounts. ! queue ! \(shout(sink.name))" }
-        }
         if !hlsSinks.isEmpty {
             text += " split. ! queue ! \(BroadcastPlan.aac) ! tee name=segments"
             for sink in hlsSinks { text += " segments. ! queue ! hlssink2 name=\(sink.name)" }
         }
         return text
+    }
+
+    /// Whether each Icecast mount is a branch of its own that reconnects alone, the other destinations going on
+    /// undisturbed (HLS segments keep coming, their numbers keep increasing). A sole destination instead waits for
+    /// its server, and the broadcast resumes where it was.
+    var mountsReconnectAlone: Bool { targets.count > 1 }
+
+    /// The name of the branch of an Icecast sink (`mountsReconnectAlone`): `mount0` for `icecast0`.
+    private static func branchName(of sink: String) -> String { "mount" + sink.dropFirst("icecast".count) }
+
+    /// The name of the encoder of an Icecast sink: `enc0` for `icecast0`.
+    private static func encoderName(of sink: String) -> String { "enc" + sink.dropFirst("icecast".count) }
+
+    /// The branch of one Icecast mount: its own encoder (so a new connection gets new Ogg headers) and sink.
+    private func mountBranch(_ sink: String) -> String {
+        "queue ! \(codec.launch(encoderNamed: BroadcastPlan.encoderName(of: sink))) ! \(shout(sink))"
+    }
+
+    /// Adds the branch of the Icecast sink `name` (with a new connection to its server) to a pipeline of
+    /// several destinations, in place of the one it had.
+    func addMountBranch(of name: String, to pipeline: Pipeline) throws(GstError) {
+        guard let endpoint = icecastSinks.first(where: { $0.name == name })?.endpoint else { return }
+        let branch = BroadcastPlan.branchName(of: name)
+        pipeline.removeBranch(named: branch)
+        try pipeline.addBranch(named: branch, mountBranch(name), after: "split") { pipeline throws(GstError) in
+            try configureMount(name, endpoint, in: pipeline)
+        }
     }
 
     /// The AAC encoder of HLS, named `aac`.
@@ -124,17 +149,13 @@ struct BroadcastPlan {
             to: Caps(
                 mediaType: "audio/x-raw",
                 fields: [("rate", .int(Int64(BroadcastPlan.rate))), ("channels", .int(Int64(BroadcastPlan.channels)))]))
-        if !icecastSinks.isEmpty {
-            try pipeline.element(named: "enc").set("bitrate", fromString: codec.bitrateValue(kilobits: bitrate))
-        }
         if !hlsSinks.isEmpty { try pipeline.element(named: "aac").set("bitrate", fromString: String(bitrate * 1000)) }
         for sink in icecastSinks {
-            let shout = try pipeline.element(named: sink.name)
-            try shout.set("ip", fromString: sink.endpoint.host)
-            try shout.set("port", fromString: String(sink.endpoint.port))
-            try shout.set("mount", fromString: sink.endpoint.mount)
-            try shout.set("username", fromString: sink.endpoint.user)
-            try shout.set("password", fromString: sink.endpoint.password)
+            if mountsReconnectAlone {
+                try addMountBranch(of: sink.name, to: pipeline)
+            } else {
+                try configureMount(sink.name, sink.endpoint, in: pipeline)
+            }
         }
         for sink in hlsSinks {
             let hls = try pipeline.element(named: sink.name)
@@ -145,5 +166,17 @@ struct BroadcastPlan {
             // Keep a few more segments than the playlist names: a client that just read it can still fetch them.
             try hls.set("max-files", fromString: String(playlistLength + 3))
         }
+    }
+
+    /// Sets the bitrate of an Icecast encoder and the server of its sink.
+    private func configureMount(_ name: String, _ endpoint: IcecastEndpoint, in pipeline: Pipeline) throws(GstError) {
+        try pipeline.element(named: BroadcastPlan.encoderName(of: name)).set(
+            "bitrate", fromString: codec.bitrateValue(kilobits: bitrate))
+        let shout = try pipeline.element(named: name)
+        try shout.set("ip", fromString: endpoint.host)
+        try shout.set("port", fromString: String(endpoint.port))
+        try shout.set("mount", fromString: endpoint.mount)
+        try shout.set("username", fromString: endpoint.user)
+        try shout.set("password", fromString: endpoint.password)
     }
 }

@@ -8,8 +8,9 @@ import GstPlayer
 /// One loop decides everything, as in `play`: it reads the player's events, follows the position (to know the
 /// file and the time in it, and to announce each file's title as it starts; 4 or 10 times a second), and while an Icecast server is lost
 /// it tries it again with a growing pause (100 ms to 1 s), so streaming resumes within about a second of the
-/// server being back. Resuming builds a new pipeline at the place where the broadcast stopped: the same file, the
-/// same time in it.
+/// server being back. A sole destination waits for its server: resuming builds a new pipeline at the place where the
+/// broadcast stopped (the same file, the same time in it). Beside other destinations, only the lost mount's branch
+/// is replaced; the others go on in real time (HLS segment numbers never start again).
 final class BroadcastSession {
     /// The pause between two tries of a lost server grows from the first to the last.
     static let firstRetryPause: Duration = .milliseconds(100)
@@ -38,16 +39,25 @@ final class BroadcastSession {
     private var announced: Int?
     private var title = ""
     private var oggTitleWarned = false
-    /// Whether every Icecast sink has sent audio on the current pipeline (each connects on its first buffer).
-    private var connected = false
-    /// Every Icecast sink has rendered a buffer, and no error has been read since: connected, once the bus has
-    /// been read once more (a failed connect posts its error before the render counts, so it would be there).
-    private var renderedOnce = false
+    /// Where each Icecast sink's connection is, by sink name.
+    private enum Mount {
+        /// Connecting on its first buffer. `rendered`: it rendered one and no error has been read since: connected,
+        /// once the bus has been read once more (a failed connect posts its error before the render counts, so it
+        /// would be there). `after`: the loss this connection ends.
+        case connecting(rendered: Bool, after: Loss?)
+        case streaming
+        case lost(Loss)
+    }
+    private var mounts: [String: Mount] = [:]
     /// Whether audio ever went out: a refusal before that is a fault of the setup, said once, exit 1.
     private var everConnected = false
-    private var loss: Loss?
-    /// Since when a lost server is back and a new pipeline is connecting to it.
-    private var resumedAfter: Loss?
+    /// The lost servers, by sink name.
+    private var losses: [(sink: String, loss: Loss)] {
+        mounts.compactMap { if case .lost(let loss) = $0.value { ($0.key, loss) } else { nil } }
+            .sorted { $0.sink < $1.sink }
+    }
+    /// Whether the broadcast stands still until a lost server is back (a sole destination).
+    private var waitingForServer: Bool { !plan.mountsReconnectAlone && !losses.isEmpty }
     private var nextDraw = ContinuousClock.now
     /// How often the loop looks at the position: for the status line 10 times a second; otherwise 4 times (a
     /// title reaches the server within a quarter second of its file's start, and the loop costs less).
@@ -60,6 +70,9 @@ final class BroadcastSession {
         order = PlayOrder(files: files, shuffle: command.shuffle, passes: passes)
         let plan = command.plan
         player = Player(launch: plan.launch) { pipeline throws(GstError) in try plan.configure(pipeline) }
+        player.errorIsContained = { error in
+            plan.mountsReconnectAlone && plan.icecastSinks.contains { $0.name == error.elementName }
+        }
         status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
     }
 
@@ -78,15 +91,17 @@ final class BroadcastSession {
                 if let code = handle(event) { return code }
             }
             drawStatus()
-            EventLoop.wait(for: [player.eventDescriptor], until: loss?.nextTry ?? .now + followEvery)
+            var until = ContinuousClock.now + followEvery
+            if let due = losses.map(\.loss.nextTry).min(), waitingForServer || due < until { until = due }
+            EventLoop.wait(for: [player.eventDescriptor], until: until)
         }
     }
 
     // MARK: Starting
 
     /// Starts a pipeline at `place`: a new chain prepared at its file, sought to its time. Returns the exit code
-    /// when nothing can be broadcast.
-    private func start() -> ExitCode? {
+    /// when nothing can be broadcast. `resuming`: the loss of a server that is back.
+    private func start(resuming: Loss? = nil) -> ExitCode? {
         let chain = GaplessChain(order: order, settings: GaplessChain.Settings())
         let prepared = chain.prepare(at: place.position)
         reportFailures(of: chain)
@@ -100,8 +115,8 @@ final class BroadcastSession {
         player.launch =
             chain.needsDecoder
             ? Launch.insertingDecoder(afterSource: "src", in: plan.launch, decoder: chain.decoder) : plan.launch
-        connected = plan.icecastSinks.isEmpty
-        renderedOnce = false
+        mounts = Dictionary(
+            uniqueKeysWithValues: plan.icecastSinks.map { ($0.name, .connecting(rendered: false, after: resuming)) })
         announced = nil
         furthest = nil
         do {
@@ -126,7 +141,7 @@ final class BroadcastSession {
     private func follow() {
         // With several sinks the pipeline answers with one or another's position: take the furthest seen, so the
         // broadcast never seems to step back into the file before.
-        guard loss == nil, let chain, let reported = player.position else { return }
+        guard !waitingForServer, let chain, let reported = player.position else { return }
         let position = max(reported, furthest ?? reported)
         furthest = position
         guard let segment = chain.segment(at: position) else { return }
@@ -134,31 +149,40 @@ final class BroadcastSession {
             position.nanoseconds >= segment.streamStart.nanoseconds
             ? position.nanoseconds - segment.streamStart.nanoseconds : 0
         place = (segment.position, ClockTime(nanoseconds: segment.fileStart.nanoseconds + offset))
-        if !connected && renderedOnce {
-            connected = true
-            everConnected = true
-            if let resumed = resumedAfter {
-                resumedAfter = nil
-                let seconds = (ContinuousClock.now - resumed.since) / .seconds(1)
-                report(
-                    "yt-gst: \(resumed.endpoint): streaming again (the server was lost for "
-                        + "\(StatusView.trim((seconds * 10).rounded() / 10)) s)")
-            }
-        }
-        if !connected && !renderedOnce { renderedOnce = allIcecastSinksRendered() }
-        if connected && announced != segment.position {
+        followConnections()
+        let connecting = mounts.values.contains { if case .connecting = $0 { true } else { false } }
+        if !connecting && announced != segment.position {
             announced = segment.position
             announce(BroadcastSession.title(of: segment.path))
         }
     }
 
-    /// Whether each shout2send has rendered a buffer: it connects on its first, and counts it even when that
-    /// failed (its error is on the bus by then).
-    private func allIcecastSinksRendered() -> Bool {
-        guard let pipeline = player.pipeline else { return false }
-        return plan.icecastSinks.allSatisfy { sink in
-            ((try? pipeline.element(named: sink.name))?.structure(of: "stats")?.count("rendered") ?? 0) > 0
+    /// Moves each connecting sink on: rendered, then streaming once the bus was read in between (said when it
+    /// ends a loss); a sink that starts streaming gets the title (announced again to all).
+    private func followConnections() {
+        for (sink, state) in mounts {
+            guard case .connecting(let rendered, let after) = state else { continue }
+            guard rendered else {
+                if hasRendered(sink) { mounts[sink] = .connecting(rendered: true, after: after) }
+                continue
+            }
+            mounts[sink] = .streaming
+            everConnected = true
+            announced = nil
+            if let after {
+                let seconds = (ContinuousClock.now - after.since) / .seconds(1)
+                report(
+                    "yt-gst: \(after.endpoint): streaming again (the server was lost for "
+                        + "\(StatusView.trim((seconds * 10).rounded() / 10)) s)")
+            }
         }
+    }
+
+    /// Whether the shout2send `sink` has rendered a buffer: it connects on its first, and counts it even when that
+    /// failed (its error is on the bus by then).
+    private func hasRendered(_ sink: String) -> Bool {
+        guard let pipeline = player.pipeline else { return false }
+        return ((try? pipeline.element(named: sink))?.structure(of: "stats")?.count("rendered") ?? 0) > 0
     }
 
     /// The now-playing title of a file: "ARTIST - TITLE" from its LIST/INFO (INAM, IART), else its file name.
@@ -180,7 +204,8 @@ final class BroadcastSession {
     private func announce(_ title: String) {
         if !command.quiet && title != self.title { report("yt-gst: now playing: \(title)") }
         self.title = title
-        for (_, endpoint) in plan.icecastSinks {
+        for (sink, endpoint) in plan.icecastSinks {
+            guard case .streaming = mounts[sink] else { continue }
             guard plan.codec.takesTitleUpdates else {
                 if !oggTitleWarned && !command.quiet {
                     report(
@@ -220,7 +245,6 @@ final class BroadcastSession {
     /// An error: an Icecast sink that could not connect or lost its server is retried once audio has gone out
     /// (before that, the setup is wrong: said once, exit 1); any other error ends the broadcast.
     private func handle(_ error: GstError) -> ExitCode? {
-        renderedOnce = false
         guard let name = error.elementName, let sink = plan.icecastSinks.first(where: { $0.name == name }),
             error.resourceError == .open || error.resourceError == .write
         else {
@@ -232,44 +256,59 @@ final class BroadcastSession {
             return .failure
         }
         let now = ContinuousClock.now
-        if let resumed = resumedAfter {
-            // Back, but not ready for us yet (or gone again): keep trying from the first loss.
-            resumedAfter = nil
-            loss = Loss(
-                endpoint: resumed.endpoint, since: resumed.since, nextTry: now + resumed.pause, pause: resumed.pause)
+        switch mounts[name] {
+        case .lost?:
             return nil
+        case .connecting(_, let resumed?)?:
+            // Back, but not ready for us yet (or gone again): keep trying from the first loss.
+            mounts[name] = .lost(
+                Loss(
+                    endpoint: resumed.endpoint, since: resumed.since, nextTry: now + resumed.pause, pause: resumed.pause
+                ))
+            return nil
+        default:
+            break
         }
         status.clear()
         let retry = StatusView.trim(command.retrySeconds)
         report(
             "yt-gst: \(sink.endpoint): lost the server (\(command.verbose ? error.verboseDescription : error.message)); "
                 + "retrying for up to \(retry) s")
-        loss = Loss(
-            endpoint: sink.endpoint, since: now, nextTry: now + BroadcastSession.firstRetryPause,
-            pause: BroadcastSession.firstRetryPause)
+        mounts[name] = .lost(
+            Loss(
+                endpoint: sink.endpoint, since: now, nextTry: now + BroadcastSession.firstRetryPause,
+                pause: BroadcastSession.firstRetryPause))
         return nil
     }
 
     /// While a server is lost: when the next try is due, sees whether it accepts connections again and if so
-    /// resumes the broadcast at its place; gives up after --retry-for.
+    /// connects again (a new branch for that mount, or the whole broadcast at its place when it was the sole
+    /// destination); gives up after --retry-for.
     private func retryIfDue() -> ExitCode? {
-        guard var loss, ContinuousClock.now >= loss.nextTry else { return nil }
-        if ContinuousClock.now - loss.since >= .milliseconds(Int64(command.retrySeconds * 1000)) {
-            status.clear()
-            report(
-                "yt-gst: \(loss.endpoint): gave up after \(StatusView.trim(command.retrySeconds)) s without the server")
-            return .failure
+        for (sink, var loss) in losses where ContinuousClock.now >= loss.nextTry {
+            if ContinuousClock.now - loss.since >= .milliseconds(Int64(command.retrySeconds * 1000)) {
+                status.clear()
+                report(
+                    "yt-gst: \(loss.endpoint): gave up after \(StatusView.trim(command.retrySeconds)) s without the "
+                        + "server")
+                return .failure
+            }
+            loss.pause = min(loss.pause * 2, BroadcastSession.longestRetryPause)
+            if loss.endpoint.connectionProblem(timeout: .milliseconds(500)) != nil {
+                loss.nextTry = .now + loss.pause
+                mounts[sink] = .lost(loss)
+                continue
+            }
+            guard plan.mountsReconnectAlone, let pipeline = player.pipeline else { return start(resuming: loss) }
+            do {
+                try plan.addMountBranch(of: sink, to: pipeline)
+                mounts[sink] = .connecting(rendered: false, after: loss)
+            } catch {
+                report("yt-gst: \(command.describe(error))")
+                return .failure
+            }
         }
-        player.stop()
-        loss.pause = min(loss.pause * 2, BroadcastSession.longestRetryPause)
-        if loss.endpoint.connectionProblem(timeout: .milliseconds(500)) != nil {
-            loss.nextTry = .now + loss.pause
-            self.loss = loss
-            return nil
-        }
-        self.loss = nil
-        resumedAfter = loss
-        return start()
+        return nil
     }
 
     // MARK: Output
@@ -277,7 +316,7 @@ final class BroadcastSession {
     private func drawStatus() {
         guard status.enabled, ContinuousClock.now >= nextDraw else { return }
         nextDraw = .now + .milliseconds(100)
-        if let loss {
+        if let loss = losses.first?.loss {
             let seconds = Int((ContinuousClock.now - loss.since) / .seconds(1))
             status.draw("… \(loss.endpoint) lost \(seconds) s ago; retrying")
         } else {
