@@ -13,6 +13,11 @@
 #   - order: the --pre commands in `snd` (a server), then the receivers (late ones later), then after --ready-s the
 #     --sender commands in `snd`; the instant the last sender command starts is "sending" for the latency.
 #
+# Every process the lab starts dies with it, however it ends (even SIGKILL, which no `finally` sees): each is started
+# under `setpriv --pdeathsig KILL` (the kernel kills it when the lab's process dies). A killed lab leaves its
+# namespaces (`ytn<PID>m...`), and any grandchild (faketime's child): its caller removes those (MultiRoomLab.swift
+# finds the processes by a marker in their environment).
+#
 # Commands are shell strings (run as `sh -c 'exec ...'` in their own process group, which is killed by its PID at the
 # end) with placeholders: {group} {port} (the multicast stream), {sender} (the sender's address as the receiver
 # reaches it: a jitter proxy's for a jittered TCP receiver), {sink} (the receiver's remap sink, also in PULSE_SINK),
@@ -65,6 +70,8 @@ def tool(name):
 
 
 IP, NFT = tool("ip"), tool("nft")
+# Prefixed to every process the lab starts: it dies with the lab (see the header).
+DIES_WITH_LAB = [tool("setpriv"), "--pdeathsig", "KILL"]
 
 
 def run(argv, check=True):
@@ -121,7 +128,8 @@ class Lab:
                   f"master_channel_map={POSITIONS[i]} remix=no" for i in range(channels)]
         argv = ["pulseaudio", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "-n", "--use-pid-file=no",
                 f"--log-target=file:{self.work}/pulseaudio.log"] + [f"--load={m}" for m in loads]
-        self.pulse = subprocess.Popen(argv, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.pulse = subprocess.Popen(DIES_WITH_LAB + argv, env=self.env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
         for _ in range(100):
             if subprocess.run(["pactl", "info"], env=self.env, capture_output=True).returncode == 0:
                 return
@@ -132,7 +140,7 @@ class Lab:
         """Starts `command` (a shell string) in `host`'s namespace in a process group of its own."""
         ns = self.hosts[host][0]
         log = open(os.path.join(self.work, f"{label}.log"), "w")
-        argv = [IP, "netns", "exec", ns, *prefix, "sh", "-c", "exec " + command]
+        argv = [*DIES_WITH_LAB, IP, "netns", "exec", ns, *prefix, "sh", "-c", "exec " + command]
         p = subprocess.Popen(argv, env={**self.env, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, start_new_session=True)
         self.processes.append((label, command, p, log.name))
@@ -180,7 +188,8 @@ class Recorder:
         self.frames = 0
         argv = ["parec", "-d", "mix.monitor", "--raw", "--format=s16le", f"--rate={RATE}", f"--channels={channels}",
                 "--latency-msec=10"]
-        self.process = subprocess.Popen(argv, env=lab.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(DIES_WITH_LAB + argv, env=lab.env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL)
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command with a private PulseAudio server whose only output is a null sink named "spk".
-# The command sees PULSE_SERVER (and YT_GST_PULSE_SINK=spk); the server is stopped by PID afterwards.
+# The command sees PULSE_SERVER (and YT_GST_PULSE_SINK=spk); the server is stopped by PID afterwards, and dies
+# with this script however it ends (setpriv --pdeathsig KILL: even a SIGKILL of the script, which no trap sees).
 # Usage: scripts/with-pulseaudio.sh COMMAND [ARGS...]
 set -euo pipefail
 work=$(mktemp -d /tmp/yt-gst-pulse.XXXXXX)
@@ -8,7 +9,7 @@ mkdir -p "$work/run" "$work/home"
 chmod 700 "$work/run"
 export HOME="$work/home" XDG_RUNTIME_DIR="$work/run" XDG_CONFIG_HOME="$work/home/.config"
 export PULSE_SERVER="unix:$work/native" YT_GST_PULSE_SINK=spk
-pulseaudio --daemonize=no --exit-idle-time=-1 --disallow-exit -n --use-pid-file=no \
+setpriv --pdeathsig KILL pulseaudio --daemonize=no --exit-idle-time=-1 --disallow-exit -n --use-pid-file=no \
   --load="module-null-sink sink_name=spk rate=48000 channels=2 norewinds=1" \
   --load="module-native-protocol-unix socket=$work/native auth-anonymous=1" \
   --log-target="file:$work/pulseaudio.log" &

@@ -117,7 +117,7 @@ public enum MultiRoomLab {
     /// Whether the lab can run here: network namespaces (root, iproute2), PulseAudio and parec, Python with numpy.
     public static var available: Bool {
         guard NetworkLab.available,
-            ["/usr/bin/pulseaudio", "/usr/bin/parec", python].allSatisfy(FileManager.default.isExecutableFile)
+            ["/usr/bin/pulseaudio", "/usr/bin/parec", python, setpriv].allSatisfy(FileManager.default.isExecutableFile)
         else { return false }
         return (try? Run.run(python, ["-c", "import numpy"], timeout: 30).status) == 0
     }
@@ -125,7 +125,7 @@ public enum MultiRoomLab {
     /// Runs the lab and returns its report; throws with the script's stderr when it fails.
     public static func run(_ run: MultiRoomRun) throws -> SkewReport {
         let lastJoin = run.join.values.max() ?? 0
-        let result = try Run.run(python, [script] + run.arguments, timeout: run.seconds + lastJoin + 90)
+        let result = try finish(start(run), within: run.seconds + lastJoin + 90)
         guard result.status == 0, let data = result.stdout.data(using: .utf8) else {
             throw NetworkLabError(description: "multiroom-lab.py: \(result.termination): \(result.stderr)")
         }
@@ -137,4 +137,32 @@ public enum MultiRoomLab {
             throw NetworkLabError(description: "multiroom-lab.py's report: \(error): \(result.stdout.prefix(2000))")
         }
     }
+
+    /// A lab run in the background, and the marker every process of it carries.
+    public struct Started {
+        public let process: Launched
+        public let marker: ProcessMarker
+        /// The prefix of the namespaces the script makes (`ytn<its PID>m`).
+        public var namespacePrefix: String { "\(NetworkLab.namePrefix)\(process.pid)m" }
+    }
+
+    /// Starts the script. It dies with the test process (`setpriv --pdeathsig KILL`), and its own children with it
+    /// (the script starts them so too).
+    public static func start(_ run: MultiRoomRun) throws -> Started {
+        let marker = ProcessMarker()
+        let process = try Run.launch(
+            setpriv, ["--pdeathsig", "KILL", python, script] + run.arguments, environment: marker.environment)
+        return Started(process: process, marker: marker)
+    }
+
+    /// Waits for the script up to `seconds` (then kills it), and then leaves nothing of it however it ended: every
+    /// process that carries its marker (grandchildren too, in any session or namespace) and its namespaces.
+    public static func finish(_ started: Started, within seconds: Double) -> RunResult {
+        let result = started.process.wait(timeout: seconds)
+        started.marker.killAll()
+        NetworkLab.removeNamespaces(withPrefix: started.namespacePrefix)
+        return result
+    }
+
+    static let setpriv = "/usr/bin/setpriv"
 }

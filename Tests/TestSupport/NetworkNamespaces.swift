@@ -97,14 +97,25 @@ public final class NetworkLab: @unchecked Sendable {
 
     /// Deletes namespaces of earlier test processes (prefix "ytn<pid>") whose process is gone.
     public static func removeStale() {
-        guard available, let list = try? Run.run(ipPath, ["netns", "list"], timeout: 10) else { return }
-        for line in list.stdout.split(separator: "\n") {
-            let name = String(line.split(separator: " ").first ?? "")
+        for name in namespaceNames() {
             guard name.hasPrefix(namePrefix) else { continue }
             let digits = name.dropFirst(namePrefix.count).prefix(while: \.isNumber)
             guard let pid = Int32(digits), pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { _ = try? Run.run(ipPath, ["netns", "del", name], timeout: 10) }
         }
+    }
+
+    /// Deletes every namespace whose name starts with `prefix` (a lab whose process was killed).
+    public static func removeNamespaces(withPrefix prefix: String) {
+        for name in namespaceNames() where name.hasPrefix(prefix) {
+            _ = try? Run.run(ipPath, ["netns", "del", name], timeout: 10)
+        }
+    }
+
+    /// The names of the network namespaces there are now (`ip netns list`).
+    public static func namespaceNames() -> [String] {
+        guard available, let list = try? Run.run(ipPath, ["netns", "list"], timeout: 10) else { return [] }
+        return list.stdout.split(separator: "\n").map { String($0.split(separator: " ").first ?? "") }
     }
 
     /// Starts `executable` inside `host` (`ip netns exec` execs it, so the PID is the program's).

@@ -1,0 +1,60 @@
+// yt-gst — a test's processes are gone when it ends, however it ends: a multi-room lab killed by its time limit
+// (SIGKILL, which the lab cannot catch) and scripts/with-pulseaudio.sh killed the same way leave no process and no
+// namespace behind.
+import Foundation
+import TestSupport
+import Testing
+
+@Suite(.serialized, .enabled(if: MultiRoomLab.available, "needs root, iproute2, PulseAudio and python3-numpy"))
+struct LabCleanupTests {
+    /// The command names (`/proc/PID/comm`) of the processes that carry `marker`.
+    func names(_ marker: ProcessMarker) -> [String] {
+        marker.processes().map {
+            ((try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8)) ?? "?")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }.sorted()
+    }
+
+    /// A lab with its PulseAudio, parec, a sniffer and receivers (one under faketime, which forks: a grandchild)
+    /// is killed by its time limit mid-run: none of its processes and none of its namespaces are left.
+    @Test func aLabKilledByItsTimeLimitLeavesNothing() throws {
+        var run = MultiRoomRun(senders: ["sleep 600"], receivers: ["sleep 600", "sleep 600"])
+        run.seconds = 60
+        run.fast = [1: 200]
+        let started = try MultiRoomLab.start(run)
+        defer { started.marker.killAll() }
+        // Running: PulseAudio, parec and both receivers are up (sleeps: two receivers and the sender).
+        let up = waitUntil(30) {
+            let running = names(started.marker)
+            return running.contains("pulseaudio") && running.contains("parec")
+                && running.filter { $0 == "sleep" }.count == 3
+        }
+        try #require(up, "the lab did not start its processes: \(names(started.marker))")
+        let namespaces = NetworkLab.namespaceNames().filter { $0.hasPrefix(started.namespacePrefix) }
+        #expect(namespaces.count >= 4, "\(namespaces)")
+
+        let clock = ContinuousClock()
+        var result: RunResult?
+        let cleanup = clock.measure { result = MultiRoomLab.finish(started, within: 0) }
+        #expect(result?.termination == .signalled(SIGKILL))
+        let left = names(started.marker)
+        #expect(left.isEmpty, "left running after the lab was killed: \(left)")
+        let leftNamespaces = NetworkLab.namespaceNames().filter { $0.hasPrefix(started.namespacePrefix) }
+        #expect(leftNamespaces.isEmpty, "namespaces left: \(leftNamespaces)")
+        print("a killed lab: cleaned up in \(cleanup)")
+    }
+
+    /// scripts/with-pulseaudio.sh killed (SIGKILL) while its command runs: its PulseAudio goes with it.
+    @Test func withPulseAudioKilledTakesItsServerAlong() throws {
+        let marker = ProcessMarker()
+        let script = Paths.packageRoot.appendingPathComponent("scripts/with-pulseaudio.sh").path
+        let wrapper = try Run.launch("/bin/bash", [script, "sleep", "600"], environment: marker.environment)
+        defer { marker.killAll() }
+        try #require(
+            waitUntil(20) { names(marker).contains("pulseaudio") && names(marker).contains("sleep") },
+            "with-pulseaudio.sh did not start: \(names(marker))")
+        _ = wrapper.wait(timeout: 0)  // SIGKILL, as a time limit does
+        let gone = waitUntil(5) { !names(marker).contains("pulseaudio") }
+        #expect(gone, "PulseAudio outlived its with-pulseaudio.sh: \(names(marker))")
+    }
+}
