@@ -43,14 +43,15 @@ extension Element {
     /// The corresponding C function is `g_signal_emit_by_name` with multiudpsink's "add".
     public func addDestination(host: String, port: Int) { CGst_multiudpsink_add(raw, host, gint(port)) }
 
-    /// Posts an application message named `name` on the bus each time an rtpbin receives an RTCP BYE
-    /// (a sender has finished), so the one loop reading the bus can end the stream.
+    /// Posts an application message named `name`, with the sender's SSRC in its field `ssrc`, on the bus each time
+    /// an rtpbin receives an RTCP BYE (a sender has finished), so the one loop reading the bus can end the stream.
     ///
     /// The corresponding C function is `g_signal_connect_data` with rtpbin's "on-bye-ssrc".
     public func postApplicationMessageOnBye(named name: String) {
-        let handler: ByeHandler = { element, _, _, context in
+        let handler: ByeHandler = { element, _, ssrc, context in
             guard let element, let context else { return }
-            Element.postApplicationMessage(from: element, named: context.assumingMemoryBound(to: CChar.self))
+            Element.postApplicationMessage(
+                from: element, named: context.assumingMemoryBound(to: CChar.self), ssrc: ssrc)
         }
         let context = UnsafeMutableRawPointer(g_strdup(name))
         g_signal_connect_data(
@@ -72,11 +73,19 @@ extension Element {
             UnsafeMutableRawPointer(g_strdup(name)), { context, _ in g_free(context) }, GConnectFlags(rawValue: 0))
     }
 
-    /// Posts an empty application message from `element` (called on the thread that emits a signal).
-    static func postApplicationMessage(from element: UnsafeMutableRawPointer, named name: UnsafePointer<CChar>) {
-        guard let structure = gst_structure_new_empty(name),
-            let message = gst_message_new_application(CGst_object(element), structure)
-        else { return }
+    /// Posts an application message from `element`, empty or with an `ssrc` field (called on the thread that emits
+    /// a signal).
+    static func postApplicationMessage(
+        from element: UnsafeMutableRawPointer, named name: UnsafePointer<CChar>, ssrc: guint? = nil
+    ) {
+        guard let structure = gst_structure_new_empty(name) else { return }
+        if let ssrc {
+            var value = GValue()
+            g_value_init(&value, CGst_type_uint())
+            g_value_set_uint(&value, ssrc)
+            gst_structure_take_value(structure, "ssrc", &value)
+        }
+        guard let message = gst_message_new_application(CGst_object(element), structure) else { return }
         _ = gst_element_post_message(element.assumingMemoryBound(to: GstElement.self), message)  // takes it
     }
 }

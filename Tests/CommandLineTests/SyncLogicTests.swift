@@ -124,6 +124,42 @@ import Testing
     }
 }
 
+@Suite struct ClockWatchTests {
+    /// One answer's statistics as GStreamer's network clocks post them (ns).
+    static func statistics(
+        local: UInt64, remote: UInt64, internal internalTime: UInt64, external: UInt64, rate: (UInt64, UInt64) = (1, 1)
+    ) -> Structure {
+        Structure(
+            name: ClockWatch.statisticsMessage,
+            fields: [
+                ("local", .uint(local)), ("remote", .uint(remote)), ("internal-time", .uint(internalTime)),
+                ("external-time", .uint(external)), ("rate-num", .uint(rate.0)), ("rate-den", .uint(rate.1)),
+                ("rtt-average", .uint(199_000)),
+            ])
+    }
+
+    /// An NTP clock counts from 1900, the receiver's own clock from boot: the distance is what the calibrated clock
+    /// is off, not the epochs' difference (4005108891340904 µs in the issue).
+    @Test func theDistanceIsToTheFollowedClockWhateverItsEpoch() {
+        let boot: UInt64 = 5_000_000_000_000  // 5000 s after boot
+        let ntp: UInt64 = 3_960_000_000 * 1_000_000_000  // 2025 on NTP's scale
+        // Calibrated a second ago; since then the followed clock went 1 s + 37 µs, the calibration says 1 s.
+        var watch = ClockWatch()
+        _ = watch.observe(
+            Self.statistics(
+                local: boot, remote: ntp + 1_000_037_000, internal: boot - 1_000_000_000, external: ntp))
+        #expect(abs(watch.offset! - 37) < 0.01, "\(watch.offset!)")
+        #expect(watch.roundTrip == 199)
+        // A calibration whose rate is 200 ppm fast: 10 s later it reads 2 ms more, and the followed clock did too.
+        _ = watch.observe(
+            Self.statistics(
+                local: boot + 10_000_000_000, remote: ntp + 10_002_000_000, internal: boot, external: ntp,
+                rate: (1_000_200, 1_000_000)))
+        #expect(abs(watch.offset!) < 0.01, "\(watch.offset!)")
+        #expect(SyncSummary(clock: watch, output: nil).text == "in sync, clock 0 µs (rtt 199 µs)")
+    }
+}
+
 /// A small deterministic generator for the filter's noise.
 struct SplitMix {
     var state: UInt64

@@ -72,6 +72,15 @@ struct MultiRoomSyncTests {
         #expect((steady.rangeUs ?? .infinity) <= 1_500, "\(report)")
         for (name, process) in report.lab.processes where name.hasPrefix("receiver") {
             #expect(process.logTail.contains("in sync"), "\(name): \(process.logTail)")
+            // The summary's clock figure is the distance to the NTP clock (µs), not its epoch's (since 1900).
+            let offset = try #require(Self.clockOffset(in: process.logTail), "\(name): \(process.logTail)")
+            #expect(abs(offset) < 2_000, "\(name): \(process.logTail)")
         }
+    }
+
+    /// The N of the last "clock ±N µs" a receiver said.
+    static func clockOffset(in log: String) -> Int? {
+        guard let match = log.matches(of: /clock ([+-]?\d+) µs/).last else { return nil }
+        return Int(match.1)
     }
 }

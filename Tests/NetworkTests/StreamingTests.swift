@@ -303,6 +303,66 @@ struct StreamingTests {
             "\(received.stderr)")
     }
 
+    /// Anyone can send anything to a receiver's open ports. Junk of every shape, from a third host, before the
+    /// stream and during it (garbage, RTP of other payload types, the stream's type with whole frames missing, the
+    /// stream's type and size from another SSRC, and on the RTCP port garbage and another source's BYE), is dropped
+    /// and counted: the stream arrives bit-exact, it ends with the sender, and the summary says what was dropped.
+    @Test func junkOnTheReceiversPortsIsDroppedAndTheStreamPlaysBitExact() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "r", "m"])
+        defer { lab.close() }
+        let (input, file) = try inputWAV(frames: 44_100 * 3)
+        let receiver = try receive(lab, on: "r", ["rtp://@:5004", "--timeout", "5", "--sink", wavSink("out.wav")])
+        try listening(lab)
+        let target = lab.host("r").address
+        func rtp(_ payloadType: UInt8, ssrc: UInt8, payload: Int, sequence: UInt8) -> [UInt8] {
+            [0x80, payloadType, 0, sequence, 0, 0, 0, sequence, ssrc, ssrc, ssrc, ssrc]
+                + [UInt8](repeating: 0x55, count: payload)
+        }
+        func sendJunk(_ round: UInt8) throws {
+            let packets = [
+                [0x17, 0x03, 0x03, round],  // not RTP
+                Array("GET / HTTP/1.0\r\n\r\n".utf8),
+                rtp(33, ssrc: 0xAB, payload: 188, sequence: round),  // MPEG-TS: no table knows it
+                rtp(10, ssrc: 0xCD, payload: 1_401, sequence: round),  // L16 stereo with a frame cut short
+                rtp(10, ssrc: 0xCD, payload: 3, sequence: round &+ 1),
+            ]
+            for packet in packets { try lab.sendDatagram(packet, from: lab.host("m"), to: target, port: 5004) }
+            try lab.sendDatagram(Array("\u{0}junk".utf8), from: lab.host("m"), to: target, port: 5005)
+        }
+        try sendJunk(1)
+        let sender = try lab.launch(
+            in: lab.host("s"), Binary.path, ["stream", "-q", file, "--to", "rtp://\(target):5004"])
+        #expect(waitUntilFile(path("out.wav"), holdsMoreThan: 44_100), "no audio reached the receiver")
+        for round in UInt8(2)...4 {
+            try sendJunk(round)
+            // The stream's type and size from another source, a known type that is not the stream's, and a BYE
+            // (with an empty receiver report before it, RFC 3550 6.1) from another source.
+            try lab.sendDatagram(
+                rtp(10, ssrc: 0xEF, payload: 1_400, sequence: round), from: lab.host("m"), to: target, port: 5004)
+            try lab.sendDatagram(
+                rtp(96, ssrc: 0xEF, payload: 100, sequence: round), from: lab.host("m"), to: target, port: 5004)
+            let ssrc: [UInt8] = [0xEF, 0xEF, 0xEF, 0xEF]
+            try lab.sendDatagram(
+                [0x80, 0xC9, 0x00, 0x01] + ssrc + [0x81, 0xCB, 0x00, 0x01] + ssrc, from: lab.host("m"), to: target,
+                port: 5005)
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let sent = sender.wait(timeout: 20)
+        let received = receiver.wait(timeout: 20)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(received.status == 0, "\(received.stderr)")
+        #expect(
+            received.stderr.contains("the sender finished")
+                && received.stderr.contains(
+                    "26 packets dropped (8 not RTP, 7 of another payload type, 8 of a wrong size, 3 from another source)"
+                ),
+            "\(received.stderr)")
+        let output = try OutputWAV(path: path("out.wav"))
+        #expect(output.headerIsFinal)
+        #expect(output.data.count == input.count && output.data == input, "received \(output.data.count) bytes")
+    }
+
     @Test func noRouteIsAOneLineError() throws {
         defer { Paths.removeScratch(dir) }
         let lab = try NetworkLab(hosts: ["s"])

@@ -47,8 +47,9 @@ struct ReceiveCommand {
             Without an SDP the format comes from the RTP payload type (yt-gst's table; L16 44.1 kHz uses RFC 3551's
             10 and 11). The stream ends when the sender finishes (RTCP BYE, or the end of the SRT stream): the
             output is finalised (a wavenc header is written), a summary goes to stderr and the exit code is 0.
-            With --timeout, SEC seconds without data end it with exit 1. A lost RTP packet is skipped. Over SRT the
-            audio is played as it arrives (the sinks do not sync to the sender's timestamps).
+            With --timeout, SEC seconds without data end it with exit 1. A lost RTP packet is skipped; one that is
+            not the stream's (not RTP, another payload type or source, not whole frames) is dropped and counted.
+            Over SRT the audio is played as it arrives (the sinks do not sync to the sender's timestamps).
 
             EXAMPLES:
               yt-gst receive rtp://@:5004
@@ -138,8 +139,9 @@ struct ReceiveCommand {
                         + "choose another with --sink, e.g. --sink 'wavenc ! filesink location=received.wav'")
                 return .failure
             }
-            let pipeline = try makePipeline(plan)
-            let sender = try firstPacketIfSynchronising(plan, pipeline: pipeline)
+            let packetGuard = plan.packetGuard()
+            let pipeline = try makePipeline(plan, packetGuard: packetGuard)
+            let sender = try firstPacketIfSynchronising(plan, pipeline: pipeline, packetGuard: packetGuard)
             let sync = try sender.flatMap { first throws(ExitCode) in
                 try makeSync(plan, sender: first, pipeline: pipeline)
             }
@@ -148,7 +150,9 @@ struct ReceiveCommand {
                 try? pipeline.element(named: "rtpbin").set(
                     "latency", fromString: String(latency ?? ReceiveCommand.defaultLatencyMilliseconds))
             }
-            return ReceiveSession(command: self, pipeline: pipeline, plan: plan, sync: sync).run()
+            return ReceiveSession(
+                command: self, pipeline: pipeline, plan: plan, packetGuard: packetGuard, sync: sync
+            ).run()
         } catch {
             return error
         }
@@ -178,12 +182,15 @@ struct ReceiveCommand {
 
     /// For a synchronised RTP receiver that plays in real time: the first packet (who sends, which payload type);
     /// nil otherwise. An output that does not follow the clock (a file) is not synchronised, and loses nothing.
-    private func firstPacketIfSynchronising(_ plan: ReceivePlan, pipeline: Pipeline) throws(ExitCode) -> FirstPacket? {
-        guard synchronised, case .rtp(let address, let port, _, _, _) = plan,
+    private func firstPacketIfSynchronising(
+        _ plan: ReceivePlan, pipeline: Pipeline, packetGuard: RTPPacketGuard?
+    ) throws(ExitCode) -> FirstPacket? {
+        guard synchronised, case .rtp(let address, let port, _, _, _) = plan, let packetGuard,
             (try? pipeline.element(named: "received"))?.pipelineSynchronizesToClock ?? true
         else { return nil }
         return try FirstPacket.wait(
-            port: port, group: address, interface: interface, timeout: timeout, describing: source)
+            port: port, group: address, interface: interface, timeout: timeout, describing: source,
+            accepting: packetGuard.isPlayable)
     }
 
     /// The shared clock, synced, and the timing of `pipeline` on it; nil (after a warning) when the sender publishes
@@ -234,7 +241,7 @@ struct ReceiveCommand {
     }
 
     /// The pipeline for `plan` into the output, with the user's values set.
-    private func makePipeline(_ plan: ReceivePlan) throws(ExitCode) -> Pipeline {
+    private func makePipeline(_ plan: ReceivePlan, packetGuard: RTPPacketGuard?) throws(ExitCode) -> Pipeline {
         let pipeline: Pipeline
         do {
             pipeline = try Pipeline(launch: plan.launch(output: output))
@@ -245,7 +252,7 @@ struct ReceiveCommand {
             }
             throw error.kind == .missingElement ? .failure : .usage
         }
-        do { try configure(pipeline, plan: plan) } catch {
+        do { try configure(pipeline, plan: plan, packetGuard: packetGuard) } catch {
             Terminal.error("yt-gst: \(describe(error, plan: plan, connected: false))")
             _ = try? pipeline.setState(.null)
             throw .failure
@@ -253,7 +260,7 @@ struct ReceiveCommand {
         return pipeline
     }
 
-    private func configure(_ pipeline: Pipeline, plan: ReceivePlan) throws(GstError) {
+    private func configure(_ pipeline: Pipeline, plan: ReceivePlan, packetGuard: RTPPacketGuard?) throws(GstError) {
         switch plan {
         case .rtp(let address, let port, let rtcpPort, let caps, _):
             let rtpbin = try pipeline.element(named: "rtpbin")
@@ -269,6 +276,7 @@ struct ReceiveCommand {
                 }
             }
             let rtp = try pipeline.element(named: "rtp")
+            if let packetGuard { rtp.filterPackets(onPad: "src") { packetGuard.verdict(on: $0) } }
             try rtp.set("caps", to: caps ?? Caps(mediaType: "application/x-rtp", fields: [("media", .string("audio"))]))
             if let timeout { try rtp.set("timeout", fromString: String(UInt64(timeout * 1e9))) }
             // Render as soon as the jitter buffer lets a packet go: the sink adds no processing deadline of its own.

@@ -15,6 +15,12 @@ enum ReceivePlan {
         }
     }
 
+    /// The filter that keeps what is not the stream's out of rtpbin (nil over SRT): a new one each call.
+    func packetGuard() -> RTPPacketGuard? {
+        guard case .rtp(_, _, _, let caps, _) = self else { return nil }
+        return RTPPacketGuard(caps: caps)
+    }
+
     /// The launch string: named elements, values set as properties afterwards; `output` is the user's part.
     func launch(output: String) -> String {
         let decode = "decodebin name=decode ! identity name=received silent=true ! \(output)"

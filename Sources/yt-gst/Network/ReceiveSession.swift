@@ -23,6 +23,8 @@ final class ReceiveSession {
     private let command: ReceiveCommand
     private let pipeline: Pipeline
     private let plan: ReceivePlan
+    /// What keeps packets that are not the stream's out (RTP), and counts them.
+    private let packetGuard: RTPPacketGuard?
     /// A synchronised receiver's timing, and what its clock last said.
     private let sync: ReceiverSync?
     private var clockWatch = ClockWatch()
@@ -53,10 +55,14 @@ final class ReceiveSession {
     private var lastLossReport = ContinuousClock.now
     private var nextDraw = ContinuousClock.now
 
-    init(command: ReceiveCommand, pipeline: Pipeline, plan: ReceivePlan, sync: ReceiverSync? = nil) {
+    init(
+        command: ReceiveCommand, pipeline: Pipeline, plan: ReceivePlan, packetGuard: RTPPacketGuard?,
+        sync: ReceiverSync? = nil
+    ) {
         self.command = command
         self.pipeline = pipeline
         self.plan = plan
+        self.packetGuard = packetGuard
         self.sync = sync
         status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
         warnings = NetworkWarnings(quiet: command.quiet, verbose: command.verbose)
@@ -198,6 +204,9 @@ final class ReceiveSession {
         case .application(let message) where message.name == "yt-gst/sender-finished":
             if ending == nil { ending = .senderFinished }  // the marker has become end of stream already
         case .application(let message) where message.name == "yt-gst/rtp-bye":
+            // Anyone can send a BYE to the RTCP port: only the stream's source ends the stream.
+            let ssrc = message.count("ssrc").map { UInt32(truncatingIfNeeded: $0) }
+            if let ssrc, packetGuard?.isStreamSource(ssrc) == false { break }
             begin(.senderFinished, after: .milliseconds(100))  // the last packets may still be in the socket
         case .application(let message) where message.name == "yt-gst/srt-rejected":
             status.clear()
@@ -238,7 +247,9 @@ final class ReceiveSession {
 
     private func stats() -> ReceiveStats {
         if jitterBuffer == nil { jitterBuffer = pipeline.elements(madeBy: "rtpjitterbuffer").first }
-        return ReceiveStats(jitterBuffer: jitterBuffer?.structure(of: "stats"), audio: counter?.snapshot)
+        return ReceiveStats(
+            jitterBuffer: jitterBuffer?.structure(of: "stats"), audio: counter?.snapshot,
+            dropped: packetGuard?.drops ?? [])
     }
 
     /// Without a status line, lost packets are said on stderr, at most once a second.
@@ -277,7 +288,7 @@ final class ReceiveSession {
     }
 
     /// "in sync, clock ±12 µs, output +95 ppm (40 corrections)": the sync state, the clock's distance to the
-    /// sender's at its last answer and how far the output is corrected; nil when not synchronised.
+    /// followed clock at its last answer and how far the output is corrected; nil when not synchronised.
     private var syncSummary: String? {
         guard let sync else { return nil }
         let output = sync.aligners.first?.status

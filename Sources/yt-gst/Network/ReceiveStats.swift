@@ -8,8 +8,10 @@ struct ReceiveStats {
     var late = 0
     var audio = FlowCounter.Snapshot()
     var isRTP = false
+    /// Datagrams that reached the RTP port but were not the stream's, by reason (`RTPPacketGuard`).
+    var dropped: [(reason: RTPDropReason, count: Int)] = []
 
-    init(jitterBuffer: Structure?, audio: FlowCounter.Snapshot?) {
+    init(jitterBuffer: Structure?, audio: FlowCounter.Snapshot?, dropped: [(reason: RTPDropReason, count: Int)] = []) {
         if let jitterBuffer {
             isRTP = true
             received = Int(jitterBuffer.count("num-pushed") ?? 0)
@@ -17,11 +19,22 @@ struct ReceiveStats {
             late = Int(jitterBuffer.count("num-late") ?? 0)
         }
         self.audio = audio ?? FlowCounter.Snapshot()
+        self.dropped = dropped
     }
 
-    /// "1234 packets received, 2 lost, 0 late; 0:09.8 of audio".
+    /// "1234 packets received, 2 lost, 0 late; 0:09.8 of audio", with "; 7 packets dropped (5 not RTP, 2 from
+    /// another source)" before the audio when some were.
     var summary: String {
-        (isRTP ? packets + "; " : "") + "\(audio.duration) of audio"
+        ((isRTP ? [packets] : []) + (droppedText.map { [$0] } ?? []) + ["\(audio.duration) of audio"])
+            .joined(separator: "; ")
+    }
+
+    /// "7 packets dropped (5 not RTP, 2 from another source)"; nil when none were.
+    var droppedText: String? {
+        guard !dropped.isEmpty else { return nil }
+        let total = dropped.map(\.count).reduce(0, +)
+        let reasons = dropped.map { "\($0.count) \($0.reason.words)" }.joined(separator: ", ")
+        return "\(total) packet\(total == 1 ? "" : "s") dropped (\(reasons))"
     }
 
     /// "1234 packets received, 2 lost, 0 late" (RTP), or the bytes that arrived (SRT).

@@ -9,7 +9,8 @@ struct ClockWatch {
     /// Answers come every 50 ms or so; this long without one means the clock is lost.
     static let silenceLimit = Duration.seconds(2)
 
-    /// The receiver clock's distance to the sender's at the last answer (µs), and the average round trip (µs).
+    /// The receiver clock's distance to the followed clock at the last answer (µs; positive: the followed clock
+    /// is ahead), and the average round trip (µs).
     private(set) var offset: Double? = nil
     private(set) var roundTrip: Double? = nil
     private(set) var lost = false
@@ -17,13 +18,30 @@ struct ClockWatch {
 
     /// One answer; true when it ends a loss that was said.
     mutating func observe(_ statistics: Structure) -> Bool {
-        if let local = statistics.count("local"), let remote = statistics.count("remote") {
-            offset = (Double(remote) - Double(local)) / 1000
-        }
+        if let distance = ClockWatch.distance(statistics) { offset = distance }
         roundTrip = statistics.count("rtt-average").map { Double($0) / 1000 }
         lastAnswer = .now
         defer { lost = false }
         return lost
+    }
+
+    /// How far (µs) the followed clock's reading at an exchange is from what the receiver's clock read then.
+    ///
+    /// The statistics give the exchange's midpoint on the receiver's own (internal) clock and on the followed one,
+    /// and the calibration that maps the first onto the second; the receiver's clock is the calibrated one. (The
+    /// internal and followed clocks can count from different epochs: an NTP clock counts from 1900.)
+    static func distance(_ statistics: Structure) -> Double? {
+        guard let local = statistics.count("local"), let remote = statistics.count("remote"),
+            let internalTime = statistics.count("internal-time"),
+            let externalTime = statistics.count("external-time"),
+            let rateNumerator = statistics.count("rate-num"), let rateDenominator = statistics.count("rate-den"),
+            rateDenominator > 0
+        else { return nil }
+        // Differences within one clock first, in integers: the readings themselves are too large for a Double's ns.
+        let sinceCalibration = Double(Int64(bitPattern: local &- internalTime))
+        let remoteSinceCalibration = Double(Int64(bitPattern: remote &- externalTime))
+        let estimated = sinceCalibration * Double(rateNumerator) / Double(rateDenominator)
+        return (remoteSinceCalibration - estimated) / 1000
     }
 
     /// True once, when answers have stopped for `silenceLimit`.

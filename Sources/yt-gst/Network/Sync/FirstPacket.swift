@@ -6,13 +6,15 @@ struct FirstPacket {
     var sender: String
     var payloadType: Int
 
-    /// Listens where the receiver will (`port`, joining `group` on `interface` if given) until a packet arrives.
+    /// Listens where the receiver will (`port`, joining `group` on `interface` if given) until a packet that
+    /// `accepting` takes for the stream's arrives (anyone can send anything to the port).
     /// The RTCP port (`port` + 1) is bound too, as the receiver's will be: from now on both are taken.
     ///
     /// - Throws: the exit code, once the problem has been said: --timeout passed (`timeout`), a signal, or a
     ///   socket that cannot be opened.
     static func wait(
-        port: Int, group: String?, interface: String?, timeout: Double?, describing source: StreamURL
+        port: Int, group: String?, interface: String?, timeout: Double?, describing source: StreamURL,
+        accepting: (UnsafeRawBufferPointer) -> Bool
     ) throws(ExitCode) -> FirstPacket {
         let pipeline: Pipeline
         do {
@@ -49,8 +51,8 @@ struct FirstPacket {
                 Terminal.error("yt-gst: \(source): \(error.message)")
                 throw .failure
             }
-            guard let sample = sink?.pull(timeout: .milliseconds(100)), sample.bytes.count >= 12,
-                sample.bytes[0] >> 6 == 2, let sender = sample.sourceAddress
+            guard let sample = sink?.pull(timeout: .milliseconds(100)), sample.bytes.withUnsafeBytes(accepting),
+                let sender = sample.sourceAddress
             else { continue }
             return FirstPacket(sender: sender, payloadType: Int(sample.bytes[1] & 0x7f))
         }
