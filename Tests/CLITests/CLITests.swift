@@ -34,6 +34,27 @@ import Testing
         #expect(version.status == 0 && version.stdout.contains("GStreamer 1."))
     }
 
+    /// Help texts are Swift string literals: a bad merge once pasted option declarations into `stream --help`
+    /// (and so into the man page, which scripts/make-manpage.sh makes from every command's --help).
+    @Test func helpAndManPageShowNoSwiftSource() throws {
+        let top = try Run.ytGst(["--help"]).stdout
+        let commands =
+            top.components(separatedBy: "COMMANDS:\n").last?.components(separatedBy: "\n\n").first?
+            .split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) } ?? []
+        #expect(commands.count >= 7 && commands.contains("stream"), "\(top)")
+        let script = Paths.packageRoot.appendingPathComponent("scripts/make-manpage.sh").path
+        let man = try Run.run(script, [Paths.binary], timeout: 60)
+        #expect(man.status == 0 && man.stdout.contains(".SH \"YT-GST STREAM\""), "\(man.stderr)")
+        var texts = [("man page", man.stdout)]
+        for command in commands { texts.append(("\(command) --help", try Run.ytGst([command, "--help"]).stdout)) }
+        for (name, text) in texts {
+            for swift in ["OptionSpec(", "help: \"", "+ \"", "valueName:", "\\("] {
+                #expect(!text.contains(swift), "\(name) shows Swift source: \(swift)")
+            }
+        }
+        #expect(texts.last { $0.0 == "stream --help" }?.1.contains("BROADCAST EXAMPLES:") == true)
+    }
+
     @Test(arguments: [
         [], ["fly"], ["play"], ["play", "--bogus", "x.wav"], ["play", "--chunk-ms", "0", "x.wav"],
         ["play", "--buffers", "many", "x.wav"],
