@@ -76,6 +76,7 @@ public final class WAVFeeder: Feeder, Sendable {
         file: WAVFile, reader: any ByteReader, name: String, chunkMilliseconds: Int? = nil,
         buffers: Int = defaultBuffers, window: FeedWindow = FeedWindow()
     ) throws(WAVError) {
+        try Self.checkGStreamerLimits(file.format)
         if file.format.needsDecoder {
             guard let caps = file.format.codecCaps else {
                 throw WAVError(
@@ -113,6 +114,25 @@ public final class WAVFeeder: Feeder, Sendable {
         self.window = window
         let units = window.units(in: plan)
         progress.withLock { $0.nextUnit = units.lowerBound }
+    }
+
+    /// The most channels fed: GStreamer 1.22's audioconvert, in every pipeline, asserts fewer than 64 in its channel
+    /// mixer and then crashes (`gst-launch-1.0 ... ! audioconvert` too).
+    public static let maxChannels = 63
+    /// The highest sample rate fed: a caps rate is a gint, so a higher one cannot even be announced.
+    public static let maxSampleRate = Int(Int32.max)
+
+    /// Refuses a valid format that GStreamer cannot carry, before any pipeline sees it.
+    static func checkGStreamerLimits(_ format: WAVFormat) throws(WAVError) {
+        guard format.channels <= maxChannels else {
+            throw WAVError(
+                .unsupportedFormat,
+                "\(format.channels) channels; GStreamer's audio conversion takes at most \(maxChannels)")
+        }
+        guard format.sampleRate <= maxSampleRate else {
+            throw WAVError(
+                .unsupportedFormat, "sample rate \(format.sampleRate) Hz; GStreamer takes at most \(maxSampleRate) Hz")
+        }
     }
 
     /// The units fed: the window's start and end times as whole units of this file.

@@ -431,20 +431,57 @@ struct WAVReaderTests {
         #expect(parseError(bytes: bytes)?.kind == .truncatedHeader)
     }
 
-    @Test func hugeFormatChunkDoesNotAllocate() throws {
-        // A 4 GiB fmt chunk, then the data chunk after it: only the header window and 64 KiB of fmt are read.
-        let fmtSize: UInt32 = 0xFFFF_FFF0
-        var head = WAVBuilder(chunks: [.fmt(channels: 1, rate: 8_000, bits: 16)]).bytes()
+    /// A 2 or 4 GiB fmt chunk with the data chunk after it (a sparse file, 8 KB on disk): no writer makes a fmt chunk
+    /// larger than WAVEFORMATEX with a 65535-byte extension, so it is refused, and without reading what it declares.
+    @Test(arguments: [0x7FFF_FFF0, 0xFFFF_FFF0, 18 + 65_536] as [UInt32])
+    func hugeFormatChunkIsRefusedWithoutReadingIt(fmtSize: UInt32) throws {
+        var head = WAVBuilder(chunks: [.fmt(channels: 2, rate: 8_000, bits: 16)]).bytes()
         head.replaceSubrange(16..<20, with: WAVBuilder.field(fmtSize, width: 4, order: .little))
-        let dataAt = 20 + Int64(fmtSize)
-        let tail = WAVBuilder.Chunk.data(frames: 8, blockAlign: 2).encoded(order: .little)
+        let dataAt = 20 + Int64(fmtSize) + Int64(fmtSize & 1)
+        let tail = WAVBuilder.Chunk.data(frames: 2_000, blockAlign: 4).encoded(order: .little)
         let reader = CountingByteReader(
             VirtualFileReader(size: dataAt + Int64(tail.count), parts: [(0, head), (dataAt, tail)]))
-        let file = try WAVFile(reader: reader)
-        #expect(file.dataOffset == dataAt + 8)
-        #expect(file.frameCount == 8)
-        #expect(file.chunks.map(\.size) == [UInt64(fmtSize), 16])
+        let error = #expect(throws: WAVError.self) { try WAVFile(reader: reader) }
+        #expect(error?.kind == .invalidFormat)
+        #expect(
+            error?.message.hasPrefix("fmt chunk declares \(fmtSize) bytes; a fmt chunk holds at most 65553") == true)
         #expect(reader.bytesRequested < 80_000)
+    }
+
+    /// The largest fmt chunk a writer can make (cbSize 65535) is read, and the walk goes on after it.
+    @Test func largestPossibleFormatChunkIsRead() throws {
+        let extra = [UInt8](repeating: 0x5A, count: 65_535)
+        let file = try parse(
+            WAVBuilder(chunks: [
+                .fmt(
+                    tag: 0x0055, channels: 2, rate: 44_100, bits: 0, blockAlign: 1, extensionSize: 65_535, extra: extra),
+                .data(bytes: 1_000),
+            ]))
+        #expect(file.chunks.map(\.size) == [65_553, 1_000])
+        #expect(file.dataByteCount == 1_000)
+    }
+
+    /// sox and wavparse read a data chunk behind 200,000 empty chunks: so does the walk, listing only the first
+    /// `maxListedChunks` and the data chunk.
+    @Test func manyEmptyChunksBeforeTheDataAreWalked() throws {
+        let bytes = emptyChunksBeforeTheData(
+            200_000, format: .fmt(channels: 2, rate: 8_000, bits: 16), dataBytes: 8_000)
+        for reader in [MemoryReader(bytes), StreamReader(MemoryStream(bytes, pieceSize: 4093))] as [any ByteReader] {
+            let file = try WAVFile(reader: reader)
+            #expect(file.dataOffset == 12 + 24 + 200_000 * 8 + 8)
+            #expect(file.frameCount == 2_000)
+            #expect(file.chunks.count == 10_001 && file.chunks.last?.id == "data")
+            #expect(file.warnings == ["listing only the first 10000 chunks and the data chunk"])
+        }
+    }
+
+    /// Past `maxChunks` chunks without audio the walk stops, and the error says so (not just "no data chunk").
+    @Test func theWalkBeforeTheDataIsBoundedAndSaysSo() throws {
+        let error = parseError(
+            bytes: emptyChunksBeforeTheData(1_000_000, format: .fmt(channels: 1, rate: 8_000, bits: 8), dataBytes: 1))
+        #expect(error?.kind == .missingData)
+        #expect(
+            error?.message == "no data chunk (stopped reading chunks after 1000000, the limit before the data chunk)")
     }
 
     // MARK: - The byte seam
@@ -498,6 +535,18 @@ struct WAVReaderTests {
 
     private func parse(_ builder: WAVBuilder) throws -> WAVFile {
         try WAVFile(reader: MemoryReader(builder.bytes()))
+    }
+
+    /// A file of `format`, `count` empty "junk" chunks, then a data chunk of `dataBytes`.
+    private func emptyChunksBeforeTheData(_ count: Int, format: WAVBuilder.Chunk, dataBytes: Int) -> [UInt8] {
+        let head = WAVBuilder(chunks: [format]).bytes()
+        var chunks = [UInt8](repeating: 0, count: count * 8)
+        chunks.withUnsafeMutableBytes { buffer in
+            for offset in stride(from: 0, to: buffer.count, by: 8) {
+                buffer.storeBytes(of: 0x6B6E_756A, toByteOffset: offset, as: UInt32.self)
+            }
+        }
+        return head + chunks + WAVBuilder.Chunk.data(bytes: dataBytes).encoded(order: .little)
     }
 
     private func parseError(_ builder: WAVBuilder) -> WAVError? {

@@ -34,6 +34,27 @@ import Testing
         #expect(version.status == 0 && version.stdout.contains("GStreamer 1."))
     }
 
+    /// Help texts are Swift string literals: a bad merge once pasted option declarations into `stream --help`
+    /// (and so into the man page, which scripts/make-manpage.sh makes from every command's --help).
+    @Test func helpAndManPageShowNoSwiftSource() throws {
+        let top = try Run.ytGst(["--help"]).stdout
+        let commands =
+            top.components(separatedBy: "COMMANDS:\n").last?.components(separatedBy: "\n\n").first?
+            .split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) } ?? []
+        #expect(commands.count >= 7 && commands.contains("stream"), "\(top)")
+        let script = Paths.packageRoot.appendingPathComponent("scripts/make-manpage.sh").path
+        let man = try Run.run(script, [Paths.binary], timeout: 60)
+        #expect(man.status == 0 && man.stdout.contains(".SH \"YT-GST STREAM\""), "\(man.stderr)")
+        var texts = [("man page", man.stdout)]
+        for command in commands { texts.append(("\(command) --help", try Run.ytGst([command, "--help"]).stdout)) }
+        for (name, text) in texts {
+            for swift in ["OptionSpec(", "help: \"", "+ \"", "valueName:", "\\("] {
+                #expect(!text.contains(swift), "\(name) shows Swift source: \(swift)")
+            }
+        }
+        #expect(texts.last { $0.0 == "stream --help" }?.1.contains("BROADCAST EXAMPLES:") == true)
+    }
+
     @Test(arguments: [
         [], ["fly"], ["play"], ["play", "--bogus", "x.wav"], ["play", "--chunk-ms", "0", "x.wav"],
         ["play", "--buffers", "many", "x.wav"],
@@ -74,6 +95,76 @@ import Testing
         let r = try Run.ytGst(["play", "--sink", "fakesink", path("odd.wav")])
         #expect(r.status == 1)
         expectOneLine(r, contains: "0x2222")
+    }
+
+    /// Channel counts around every boundary (the full 1...1024 runs in-process in GStreamerLimitsTests): 64 and more
+    /// crashed the player in audioconvert (exit 139); now each plays or is one line naming the limit, and `info` works.
+    @Test(arguments: [1, 2, 8, 9, 62, 63, 64, 65, 127, 128, 255, 256, 511, 512, 1000, 1023, 1024])
+    func everyChannelCountPlaysOrIsOneLineNeverASignal(channels: Int) throws {
+        defer { Paths.removeScratch(dir) }
+        let wav = SyntheticWAV(
+            sampleRate: 8_000, channels: channels, bitsPerSample: 16,
+            samples: [UInt8](repeating: 0, count: 8 * channels))
+        let file = try wav.write(to: dir.appendingPathComponent("c.wav"))
+        for arguments in [["play", "-q", "--sink", "fakesink", file], ["play", "-q", "--sink", "fakesink", "-"]] {
+            let r =
+                arguments.last == "-"
+                ? try Run.run(
+                    "/bin/sh", ["-c", "cat '\(file)' | '\(Paths.binary)' \(arguments.joined(separator: " "))"])
+                : try Run.ytGst(arguments)
+            if channels <= 63 {
+                #expect(r.termination == .exited(0) && r.stderr.isEmpty, "\(arguments): \(r.termination) \(r.stderr)")
+            } else {
+                #expect(r.termination == .exited(1), "\(arguments): \(r.termination)")
+                expectOneLine(r, contains: "\(channels) channels; GStreamer's audio conversion takes at most 63")
+            }
+        }
+        let info = try Run.ytGst(["info", "--json", file])
+        #expect(info.termination == .exited(0) && info.stdout.contains("\"channels\": \(channels),"), "\(info.stderr)")
+    }
+
+    /// Headers that once played nothing or failed for the wrong reason, by path and through `play -`.
+    @Test func hostileHeadersAreReadOrNamed() throws {
+        defer { Paths.removeScratch(dir) }
+        let format = SyntheticWAV(
+            sampleRate: 8_000, channels: 2, bitsPerSample: 16, samples: [UInt8](repeating: 1, count: 8_000))
+        // A fmt chunk declaring 0x7FFFFFF0 bytes with the data chunk after it: 2 GiB, 8 KB on disk (sparse).
+        var head = Array(format.bytes[0..<36])
+        head.replaceSubrange(16..<20, with: [0xF0, 0xFF, 0xFF, 0x7F])
+        try Data(head).write(to: dir.appendingPathComponent("sparse.wav"))
+        let handle = try FileHandle(forWritingTo: dir.appendingPathComponent("sparse.wav"))
+        try handle.seek(toOffset: 20 + 0x7FFF_FFF0)
+        try handle.write(contentsOf: Data(format.bytes[36...]))
+        try handle.close()
+        // 200,000 empty chunks before the data (sox and gst-launch read it).
+        var junk = format.bytes
+        junk.insert(contentsOf: Array(repeating: Array("junk\0\0\0\0".utf8), count: 200_000).joined(), at: 36)
+        try Data(junk).write(to: dir.appendingPathComponent("junk.wav"))
+        var rate = format
+        rate.sampleRate = 4_294_967_295
+        try rate.write(to: dir.appendingPathComponent("rate.wav"))
+
+        let expected: [(String, String?)] = [
+            ("sparse.wav", "fmt chunk declares 2147483632 bytes; a fmt chunk holds at most 65553"), ("junk.wav", nil),
+            ("rate.wav", "sample rate 4294967295 Hz; GStreamer takes at most 2147483647 Hz"),
+        ]
+        for (name, error) in expected {
+            for script in [
+                "'\(Paths.binary)' play -q --sink fakesink '\(path(name))'",
+                "cat '\(path(name))' | '\(Paths.binary)' play -q --sink fakesink -",
+            ] {
+                let r = try Run.run("/bin/sh", ["-c", script], timeout: 60)
+                if let error {
+                    #expect(r.termination == .exited(1), "\(script): \(r.termination)")
+                    expectOneLine(r, contains: error)
+                } else {
+                    #expect(r.termination == .exited(0) && r.stderr.isEmpty, "\(script): \(r.stderr)")
+                }
+            }
+        }
+        let info = try Run.ytGst(["info", path("junk.wav")])
+        #expect(info.status == 0 && info.stdout.contains("data  at 1600036, 8000 bytes"), "\(info.stderr)")
+        #expect(try Run.ytGst(["info", path("sparse.wav")]).saysOneLine(containing: "fmt chunk declares 2147483632"))
     }
 
     @Test func missingElementIsNamedWithItsPackage() throws {

@@ -3,11 +3,12 @@
 extension ByteOrder {
     /// The unsigned integer of `width` bytes at `index` of `bytes`; the caller has checked the bounds.
     func integer(_ bytes: [UInt8], at index: Int, width: Int) -> UInt64 {
-        let field = bytes[index..<index + width]
-        switch self {
-        case .little: return field.reversed().reduce(0) { $0 << 8 | UInt64($1) }
-        case .big: return field.reduce(0) { $0 << 8 | UInt64($1) }
+        // A plain loop: the chunk walk decodes a size for each of up to `WAVParser.maxChunks` chunks.
+        var value: UInt64 = 0
+        for position in 0..<width {
+            value = value << 8 | UInt64(bytes[index + (self == .little ? width - 1 - position : position)])
         }
+        return value
     }
 
     func uint16(_ bytes: [UInt8], at index: Int) -> UInt16 { UInt16(integer(bytes, at: index, width: 2)) }

@@ -14,7 +14,9 @@ struct FourCC: Hashable, Sendable {
 
     /// The id at `index` of `bytes`, which must hold four bytes there.
     init(_ bytes: [UInt8], at index: Int = 0) {
-        rawValue = bytes[index..<index + 4].reduce(0) { $0 << 8 | UInt32($1) }
+        rawValue =
+            UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8
+            | UInt32(bytes[index + 3])
     }
 
     static let riff = FourCC("RIFF")
@@ -28,12 +30,23 @@ struct FourCC: Hashable, Sendable {
     static let ds64 = FourCC("ds64")
     static let smpl = FourCC("smpl")
 
-    private var bytes: [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: rawValue >> $0) } }
+    private var bytes: [UInt8] {
+        [
+            UInt8(truncatingIfNeeded: rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16),
+            UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue),
+        ]
+    }
 
     /// All four bytes are printable ASCII (space through tilde), as every real chunk id is.
     ///
-    /// The walker uses this to tell a chunk header from garbage, so it stays deliberately simple.
-    var isPrintable: Bool { bytes.allSatisfy { (0x20...0x7E).contains($0) } }
+    /// The walker uses this to tell a chunk header from garbage, so it stays deliberately simple (and, asked of up
+    /// to `WAVParser.maxChunks` chunks, cheap).
+    var isPrintable: Bool {
+        Self.isPrintable(rawValue >> 24) && Self.isPrintable(rawValue >> 16 & 0xFF)
+            && Self.isPrintable(rawValue >> 8 & 0xFF) && Self.isPrintable(rawValue & 0xFF)
+    }
+
+    private static func isPrintable(_ byte: UInt32) -> Bool { byte >= 0x20 && byte <= 0x7E }
 
     /// The id as text when printable, else "0x" and eight hex digits.
     var display: String {

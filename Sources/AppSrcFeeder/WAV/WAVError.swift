@@ -23,6 +23,8 @@ public struct WAVError: Error, Sendable, Equatable, CustomStringConvertible {
         case missingData
         /// The fmt chunk is too short or self-contradictory (0 channels, block align, sample size, ...).
         case invalidFormat
+        /// A valid format beyond what GStreamer can carry: 64 channels or more, a rate above 2147483647 Hz.
+        case unsupportedFormat
         /// The samples need a decoder: A-law, ADPCM, MP3, ... (thrown by `WAVFile.requirePlayableRaw()` only).
         case unsupportedCodec
     }

@@ -1,6 +1,9 @@
 // yt-gst — decoding and validating a fmt chunk.
 
 extension WAVFormat {
+    /// The largest fmt chunk a writer can make: WAVEFORMATEX's 18 bytes and the extension its 16-bit cbSize counts.
+    static let maxChunkSize: UInt64 = 18 + UInt64(UInt16.max)
+
     /// Decodes a fmt chunk body: WAVEFORMAT, WAVEFORMATEX or WAVEFORMATEXTENSIBLE.
     ///
     /// PCM and float are validated strictly enough that the feeder can trust `blockAlign`, `bitsPerSample` and

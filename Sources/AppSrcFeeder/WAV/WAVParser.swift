@@ -4,10 +4,16 @@
 ///
 /// The walk goes on to the end of the file so `info` can list every chunk, but nothing after the data chunk can
 /// fail the file: garbage or truncation there ends the walk with a warning. No declared size ever drives an
-/// allocation; the walk is bounded to `maxChunks` chunks. On a stream (a pipe, `ByteReader.isSeekable` false) the
-/// walk ends at the data chunk, whose audio is read next, so every read goes forward and nothing after it is read.
+/// allocation; the walk is bounded to `maxChunks` chunks, and lists at most `maxListedChunks`. On a stream (a pipe,
+/// `ByteReader.isSeekable` false) the walk ends at the data chunk, whose audio is read next, so every read goes
+/// forward and nothing after it is read.
 struct WAVParser {
-    static let maxChunks = 10_000
+    /// Chunks walked looking for the audio: the data chunk behind 200,000 empty chunks is found (sox and wavparse
+    /// read such files), and a file of nothing but empty chunk headers (8 MB of them) is refused in 0.3 s.
+    static let maxChunks = 1_000_000
+    /// Chunks listed for `info`, and walked after the data chunk (nothing there is needed to play): memory stays
+    /// bounded whatever the count.
+    static let maxListedChunks = 10_000
     /// Chunks in a row whose ids are not text, after which the walk decides it is reading garbage, not chunks.
     static let maxGarbageChunks = 16
 
@@ -22,6 +28,8 @@ struct WAVParser {
     private var dataByteCount: Int64 = 0
     private var factFrames: Int64?
     private var chunks: [WAVChunkInfo] = []
+    /// Chunks walked, listed or not.
+    private var chunksWalked = 0
     private var metadata = WAVMetadata()
     private var warnings: [String] = []
     /// Why the walk ended before the end of the file, to explain a missing fmt or data chunk.
@@ -135,8 +143,9 @@ struct WAVParser {
         var previous: WAVChunkInfo?
         var garbage = 0
         while offset < fileSize {
-            guard chunks.count < Self.maxChunks else {
-                note("stopped reading chunks after \(Self.maxChunks)", warn: true)
+            guard chunksWalked < (dataOffset == nil ? Self.maxChunks : Self.maxListedChunks) else {
+                let limit = dataOffset == nil ? ", the limit before the data chunk" : ""
+                note("stopped reading chunks after \(chunksWalked)\(limit)", warn: dataOffset != nil)
                 break
             }
             guard var header = try chunkHeader(at: offset) else { break }
@@ -157,7 +166,7 @@ struct WAVParser {
             }
             let size = chunkSize(header, id: id)
             let chunk = WAVChunkInfo(id: isWave64 ? Wave64.display(header) : id.display, offset: offset, size: size)
-            chunks.append(chunk)
+            list(chunk, isAudio: id == .data && dataOffset == nil)
             guard try readChunkBody(chunk, id: id, at: body, size32: size32, available: available) else { break }
             guard size <= available else {
                 note(
@@ -168,6 +177,18 @@ struct WAVParser {
             offset = body + Int64(size) + (isWave64 ? Int64((8 - (24 + size) % 8) % 8) : Int64(size & 1))
             previous = chunk
         }
+    }
+
+    /// Counts a chunk walked and lists it while the list has room; the data chunk is always listed.
+    private mutating func list(_ chunk: WAVChunkInfo, isAudio: Bool) {
+        chunksWalked += 1
+        guard chunks.count < Self.maxListedChunks || isAudio else {
+            if chunksWalked == chunks.count + 1 {
+                warnings.append("listing only the first \(Self.maxListedChunks) chunks and the data chunk")
+            }
+            return
+        }
+        chunks.append(chunk)
     }
 
     /// Bytes of a chunk header: id and 32-bit size, or Wave64's GUID and 64-bit size.
@@ -310,6 +331,13 @@ struct WAVParser {
         guard size <= available else {
             throw WAVError(
                 .truncatedHeader, "fmt chunk declares \(size) bytes but only \(available) are left in the file")
+        }
+        // Else the walk would jump as far as the size says (2 GiB into a sparse file, a pipe read for minutes).
+        guard size <= WAVFormat.maxChunkSize else {
+            throw WAVError(
+                .invalidFormat,
+                "fmt chunk declares \(size) bytes; a fmt chunk holds at most \(WAVFormat.maxChunkSize)"
+                    + " (WAVEFORMATEX with the largest extension)")
         }
         let bytes = try reader.bytes(at: body, count: Int(min(size, UInt64(HeaderReader.maxRead))))
         guard bytes.count == Int(min(size, UInt64(HeaderReader.maxRead))) else {

@@ -58,13 +58,9 @@ struct StreamCommand {
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --to rtp://192.168.1.21:5004
               yt-gst stream song.wav --to rtp://192.168.1.20:5004 --codec opus --bitrate 96
               yt-gst stream song.wav --to 'srt://192.168.1.20:7001?passphrase=correct-horse-battery'
-                help: "Where to send: rtp://HOST:PORT, rtp://GROUP:PORT, srt://HOST:PORT, srt://:PORT; broadcast: "
-                    + "icecast://[USER:]PASSWORD@HOST[:PORT]/MOUNT, hls:DIR. Repeatable: several RTP hosts (one "
-                    + "encoder, one clock), or one broadcast to every Icecast and HLS --to."),
-            OptionSpec(
-                name: "clock", valueName: "CLOCK",
-                help: "The clock receivers synchronise to: sender (the default: this machine's, published on the "
-                    + "RTP port + 2), ntp://HOST[:PORT] or ptp[:DOMAIN]."),
+              arecord -f cd | yt-gst stream - --to rtp://192.168.1.20:5004
+
+            \(BroadcastCommand.help)
             """)
 
     /// Buffers read from a pipe: short, since a live pipe's are sent as they arrive (200 ms bursts lost packets in a
