@@ -20,6 +20,7 @@ import Testing
         (["a.wav", "--source", "tone", "--pipeline", "x ! appsink name=sink"], "not both"),
         (["a.wav", "--duration", "0"], "--duration must be more than 0"),
         (["a.wav", "--split", "0.01"], "--split must be a time"),
+        (["a.wav", "--channels", "64"], "--channels must be"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], message: String) {
         let error = #expect(throws: UsageError.self) { try Self.command(arguments) }

@@ -31,4 +31,13 @@ import Testing
         #expect(sdp.payloadType == 97 && sdp.encodingName == "L16" && sdp.clockRate == 44_100)
         #expect(sdp.encodingParameters == 2, "the audio stream's rtpmap, not the later video's for the same number")
     }
+
+    /// GStreamer carries 1 to 63 channels at rates that fit a gint: an SDP beyond them is refused before any
+    /// pipeline (64 channels crashed the receiver in audioconvert).
+    @Test(arguments: ["L16/48000/64", "L16/48000/0", "L24/4294967295/2"])
+    func formatsGStreamerCannotCarryAreRefused(rtpmap: String) {
+        let text = "v=0\nc=IN IP4 239.255.0.1\nm=audio 5004 RTP/AVP 96\na=rtpmap:96 \(rtpmap)\n"
+        let error = #expect(throws: SDPError.self) { try SessionDescription(parsing: text) }
+        #expect(error?.description.contains(rtpmap) == true, "\(error.map(String.init(describing:)) ?? "")")
+    }
 }

@@ -1,4 +1,5 @@
 // yt-gst — reading SDP text (RFC 4566): the first RTP audio stream and its first payload type.
+import AppSrcFeeder
 
 extension SessionDescription {
     /// Parses SDP text: the first audio stream (m=audio) over RTP/AVP and its first payload type.
@@ -47,10 +48,17 @@ extension SessionDescription {
     ) throws(SDPError) -> (name: String, clockRate: Int, parameters: Int?) {
         if let map = rtpmap {
             let parts = map.split(separator: "/")
-            guard parts.count >= 2, let rate = Int(parts[1]), rate > 0 else {
+            guard parts.count >= 2, let rate = Int(parts[1]), (1...WAVFeeder.maxSampleRate).contains(rate) else {
                 throw SDPError("bad rtpmap \"\(map)\" for payload type \(payloadType)")
             }
-            return (String(parts[0]), rate, parts.count > 2 ? Int(parts[2]) : nil)
+            let channels = parts.count > 2 ? Int(parts[2]) : nil
+            // GStreamer carries at most 63 channels (audioconvert crashes beyond): refused here, not at play time.
+            if let channels, !(1...WAVFeeder.maxChannels).contains(channels) {
+                throw SDPError(
+                    "rtpmap \"\(map)\" declares \(channels) channels; GStreamer's audio conversion takes 1 to "
+                        + "\(WAVFeeder.maxChannels)")
+            }
+            return (String(parts[0]), rate, channels)
         }
         if let known = RTPFormat.knownPayloadTypes.first(where: {
             $0.payloadType == payloadType && $0.payloadType < 96

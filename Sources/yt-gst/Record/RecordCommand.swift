@@ -113,7 +113,7 @@ struct RecordCommand {
         if source != nil && pipeline != nil { throw UsageError("use --source or --pipeline, not both") }
         settings = parsed.values["set"] ?? []
         rate = try parsed.integer("rate", in: 1_000...768_000)
-        channels = try parsed.integer("channels", in: 1...64)
+        channels = try parsed.integer("channels", in: 1...WAVFeeder.maxChannels)
         let formatText = parsed.value("format") ?? "s16"
         guard let format = SampleFormat(rawValue: formatText) else {
             throw UsageError("--format must be s16, s24, s32, f32, u8, alaw or mulaw, not \"\(formatText)\"")
