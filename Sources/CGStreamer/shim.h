@@ -8,6 +8,7 @@
 #include <gst/audio/audio.h>
 #include <gst/audio/streamvolume.h>
 #include <gst/net/net.h>
+#include <glib-unix.h>
 
 static inline GstClockTime CGst_second(void) { return GST_SECOND; }
 static inline GstClockTime CGst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }

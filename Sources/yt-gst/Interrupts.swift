@@ -1,8 +1,10 @@
 // yt-gst — SIGINT and SIGTERM, caught and turned into a flag and a wake-up.
 import Glibc
+import GstPlayer
 import Synchronization
 
-/// SIGINT and SIGTERM, turned into a flag the command loops check, and a descriptor that wakes them (see `EventLoop`).
+/// SIGINT and SIGTERM, turned into a flag the command loops check, and a pipe watched on the main loop so a loop
+/// asleep in `MainLoop.wait` wakes.
 enum Interrupts {
     /// The signal that asked us to stop, or 0.
     private static let received = Atomic<Int32>(0)
@@ -18,11 +20,14 @@ enum Interrupts {
         return (ends[0], ends[1])
     }()
 
-    /// Readable once a signal came; poll it beside the other descriptors.
-    static var wakeDescriptor: Int32 { wakePipe.read }
+    /// Empties the pipe whenever a signal wrote into it: the flag is what loops read, the pipe only wakes them.
+    private static let wakeWatch = MainLoop.watch(wakePipe.read) {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        while read(Interrupts.wakePipe.read, &bytes, bytes.count) > 0 {}
+    }
 
     static func install() {
-        _ = wakePipe
+        _ = wakeWatch
         let handler: @convention(c) (Int32) -> Void = { signal in
             Interrupts.received.store(signal, ordering: .relaxed)
             var byte: UInt8 = 1

@@ -93,7 +93,7 @@ final class BroadcastSession {
             drawStatus()
             var until = ContinuousClock.now + followEvery
             if let due = losses.map(\.loss.nextTry).min(), waitingForServer || due < until { until = due }
-            EventLoop.wait(for: [player.eventDescriptor], until: until)
+            MainLoop.wait(for: [player.eventDescriptor], until: until)
         }
     }
 

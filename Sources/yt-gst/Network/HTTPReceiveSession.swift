@@ -61,9 +61,9 @@ final class HTTPReceiveSession {
                 if let code = handle(message) { return code }
             }
             drawStatus()
-            EventLoop.wait(
+            MainLoop.wait(
                 for: [pipeline.busDescriptor],
-                until: EventLoop.earliest(
+                until: MainLoop.earliest(
                     dropped?.nextTry, ending?.deadline, .now + .milliseconds(status.enabled ? 100 : 250)))
         }
     }

@@ -41,7 +41,7 @@ enum NetworkSRT {
                 }
             }
             // libsrt tells no one when the peer acknowledged: look again in 50 ms.
-            EventLoop.wait(for: [], until: .now + .milliseconds(50))
+            MainLoop.wait(for: [], until: .now + .milliseconds(50))
         }
     }
 

@@ -4,7 +4,7 @@ import GstPlayer
 /// Runs a `receive` pipeline until the stream ends (the sender finished, --timeout, a signal or an error), makes
 /// sure the output is finalised, and says how it ended.
 ///
-/// One loop decides everything: it reads the bus, does what is due, and sleeps in `EventLoop.wait` until the next
+/// One loop decides everything: it reads the bus, does what is due, and sleeps in `MainLoop.wait` until the next
 /// bus message or signal, or until something has to be looked at: the status line (10 times a second, when shown),
 /// the packets lost (once a second, once a jitter buffer exists), SRT's arrivals under --timeout, and the steps of
 /// ending (end of stream after a BYE, then the time allowed to finalise). Waiting for a sender wakes it for nothing.
@@ -90,9 +90,9 @@ final class ReceiveSession {
             reportLosses(current)
             reportClockLoss()
             drawStatus(current)
-            EventLoop.wait(
+            MainLoop.wait(
                 for: [pipeline.busDescriptor],
-                until: EventLoop.earliest(
+                until: MainLoop.earliest(
                     endAt, finishDeadline, nextArrivalCheck, nextLossCheck(current), status.enabled ? nextDraw : nil,
                     sync == nil ? nil : clockWatch.nextCheck))
         }

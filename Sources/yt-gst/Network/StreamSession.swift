@@ -3,7 +3,7 @@ import GstPlayer
 
 /// Runs a `stream` pipeline until the audio has left (or an error or a signal ends it), and says how it ended.
 ///
-/// One loop decides everything: it reads the bus, does what is due, and sleeps in `EventLoop.wait` until the next
+/// One loop decides everything: it reads the bus, does what is due, and sleeps in `MainLoop.wait` until the next
 /// bus message or signal, or until something has to be looked at: the status line (10 times a second, when shown),
 /// SRT's first acknowledgement, the last RTP packet (not before the stream's duration has played), the RTCP
 /// end a second after it, and the grace period after Ctrl-C.
@@ -63,9 +63,9 @@ final class StreamSession {
                 if let code = handle(message) { return code }
             }
             drawStatus()
-            EventLoop.wait(
+            MainLoop.wait(
                 for: [pipeline.busDescriptor],
-                until: EventLoop.earliest(
+                until: MainLoop.earliest(
                     nextRTPCheck, stopping?.deadline, status.enabled ? nextDraw : nil,
                     producerWaits != nil ? pacing.nextCheck : nil,
                     waitsForAcknowledgement ? .now + .milliseconds(100) : nil))

@@ -198,7 +198,7 @@ final class PlaybackSession {
 
     /// Sleeps until a bus message, a key or a signal arrives, or until `deadline` (the next status redraw).
     private func waitForSomething(until deadline: ContinuousClock.Instant?) {
-        EventLoop.wait(for: [player.eventDescriptor, keyboard?.descriptor], until: deadline)
+        MainLoop.wait(for: [player.eventDescriptor, keyboard?.descriptor], until: deadline)
     }
 
     /// What plays now: the file's segment and the position in that file.

@@ -146,7 +146,7 @@ final class RecordSession {
             }
             if sink.isEndOfStream { return .finished }
             showStatus()
-            EventLoop.wait(
+            MainLoop.wait(
                 for: [keyboard == nil ? nil : STDIN_FILENO, pipeline.busDescriptor], until: .now + .milliseconds(50))
         }
     }
