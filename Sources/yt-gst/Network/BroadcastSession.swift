@@ -38,6 +38,8 @@ final class BroadcastSession {
     private var announced: Int?
     private var title = ""
     private var oggTitleWarned = false
+    /// The files with nothing to play that were warned about (once each, however often a loop passes them).
+    private var warnedEmpty: Set<String> = []
     /// Whether every Icecast sink has sent audio on the current pipeline (each connects on its first buffer).
     private var connected = false
     /// Every Icecast sink has rendered a buffer, and no error has been read since: connected, once the bus has
@@ -113,11 +115,15 @@ final class BroadcastSession {
         return nil
     }
 
+    /// Files that could not be opened, and files passed over (or broadcast as nothing) for having nothing to play.
     private func reportFailures(of chain: GaplessChain) {
         for failure in chain.takeFailures() {
             anyFailed = true
             report("yt-gst: \(failure)")
         }
+        let empty = chain.takeEmptyFiles()
+        guard chain.ending != .nothingToPlay, !command.quiet else { return }
+        for file in empty where warnedEmpty.insert(file.path).inserted { file.warningLines.forEach { report($0) } }
     }
 
     // MARK: Following the broadcast
