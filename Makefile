@@ -22,10 +22,12 @@ test: test-deps
 ## The fast tests (logic without a pipeline, PulseAudio or namespace) and the appsrc lifetime test under
 ## AddressSanitizer, built apart in .build-asan (about 5 minutes from scratch on 2 busy cores; the run about 20 s).
 ## GLib's objects go through the sanitizer's allocator (G_SLICE), and a GLib critical (such as a push into a freed
-## appsrc, which happens inside GStreamer where ASan does not look) stops the run.
+## appsrc, which happens inside GStreamer where ASan does not look) stops the run. Linked with lld: ld.gold warns
+## about every sanitizer symbol it cannot export, and the build must be quiet.
 ASAN_TESTS = AppSrcFeederTests\.(GaplessChainLogicTests|WAVFeederLogicTests|WAVReaderTests|WAVWriterTests|FuzzRegressionTests)|CommandLineTests\.(AlignmentFilterTests|ArgumentTests|BroadcastTargetTests|KeyTests|MediaClockTests|PlaylistTests|RecordLogicTests|ReferenceClockTests|SessionDescriptionTests|StatusTests)|GaplessChainTests/stoppingWhileTheNextFileOpens
 test-asan:
-	scripts/quiet-build.sh $(SWIFT) build --build-tests -Xswiftc -sanitize=address --build-path .build-asan
+	scripts/quiet-build.sh $(SWIFT) build --build-tests -Xswiftc -sanitize=address -Xswiftc -use-ld=lld \
+		--build-path .build-asan
 	SWIFT_BACKTRACE=enable=no G_DEBUG=fatal-criticals G_SLICE=always-malloc ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 \
 		timeout 600 $(SWIFT) test --skip-build --build-path .build-asan --no-parallel --filter '$(ASAN_TESTS)'
 
