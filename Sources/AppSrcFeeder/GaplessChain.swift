@@ -9,8 +9,11 @@ import Synchronization
 /// continue and the sink hears no gap; a file of another raw format changes the appsrc's caps in order. The file that
 /// follows is opened ahead of time on a worker thread while the current one plays, so need-data only takes what is
 /// ready and never waits for a disk or a header; when it is not ready yet, the worker pushes on as soon as it is.
-/// Moving from file to file is a loop, never a chain of calls, and a whole pass of files with nothing to play (empty,
-/// or cut away by the window) ends the stream with `ending == .nothingToPlay` instead of looping forever.
+/// Moving from file to file is a loop, never a chain of calls. Files with nothing to play (empty, or cut away by the
+/// window) are passed over and listed in `takeEmptyFiles()`; a list played once that holds nothing else plays as
+/// nothing (the first such file's format, then the end of stream), as other players do, so an output is still
+/// finalised. Only a loop (`PlayOrder.passes` other than 1, or `repeatEachFile`) whose whole pass has nothing to play
+/// ends with `ending == .nothingToPlay` instead of looping forever.
 ///
 /// A file that needs another decoder than the pipeline has cannot follow in the same pipeline: the chain ends the
 /// stream there and leaves `handoff` for the player to build a new one. Files that fail to open are reported through
@@ -77,7 +80,7 @@ public final class GaplessChain: Feeder, Sendable {
     public enum Ending: Sendable, Equatable {
         /// The play order ran out.
         case endOfList
-        /// A whole pass of the list had nothing to play: every file was empty, cut away by the window, or failed.
+        /// A loop whose whole pass had nothing to play: every file was empty, cut away by the window, or failed.
         case nothingToPlay
         /// The file at this position needs a pipeline with another decoder (see `handoff`).
         case handoff(Int)
@@ -89,6 +92,8 @@ public final class GaplessChain: Feeder, Sendable {
         public var path: String
         /// True when the file has audio but the window leaves none of it; false when it holds none.
         public var cutAway: Bool
+        /// The header's warnings (`WAVFile.warnings`): a file without audio has one that says why.
+        public var warnings: [String] = []
     }
 
     /// A file opened and ready to feed.
@@ -110,8 +115,9 @@ public final class GaplessChain: Feeder, Sendable {
         /// Bumped each time `current` is replaced, so a worker's result for an older file is dropped.
         var generation = 0
         var upcoming: Upcoming = .none(.endOfList)
-        /// The appsrc that ran dry waiting for `upcoming`; the worker feeds it when the file is ready. Held only while
-        /// waiting (the appsrc holds the chain, so keeping it longer would keep both alive).
+        /// The appsrc that ran dry waiting for `upcoming` (a reference of its own: the callback's is borrowed); the
+        /// worker feeds it when the file is ready. Held only while waiting, and dropped when reading stops (the
+        /// appsrc holds the chain, so keeping it longer would keep both alive).
         var starved: (any AppSourceProtocol)?
         /// One thread feeds at a time; a need-data that arrives meanwhile asks it to go round once more.
         var feeding = false
@@ -119,11 +125,14 @@ public final class GaplessChain: Feeder, Sendable {
         var ending: Ending?
         var segments: [Segment] = []
         var failures: [String] = []
-        var lastEmpty: EmptyFile?
+        var emptyFiles: [EmptyFile] = []
         /// Set by `jump` and taken by the seek it makes: where that seek goes.
         var jump: (position: Int, fileTime: ClockTime?)?
         var caps: Caps?
         var chunkBytes = 0
+        /// The stream plays as nothing (`prepare` found only files without audio): one empty buffer goes before its
+        /// end, so that an encoder finalises an empty file (see `AppSourceProtocol.pushEmpty`).
+        var silent = false
     }
 
     /// A chain over `order` that opens each file with `WAVFeeder(path:...)`; call `prepare(at:)` before attaching it.
@@ -159,20 +168,37 @@ public final class GaplessChain: Feeder, Sendable {
                 state.segments = []
                 state.caps = opened.feeder.caps
                 state.ending = nil
+                state.silent = false
                 return Self.install(opened, in: &state)
             }
             openNext(after: opened, generation: generation)
             return true
-        case .none(let ending):
+        case .none(.endOfList, let onlyEmpty?):
+            // Nothing after it either (the search went to the list's end): its format, then the end of stream.
+            state.withLock { state in
+                state.segments = []
+                state.caps = onlyEmpty.caps
+                state.ending = nil
+                state.silent = true
+                state.current = onlyEmpty
+                state.generation += 1
+                state.upcoming = .none(.endOfList)
+            }
+            return true
+        case .none(let ending, _):
             state.withLock { $0.ending = ending }
             return false
         }
     }
 
     /// Ends reads waiting on a pipe (`WAVFeeder.stopReading()`) of the current file and of the one opened next, so
-    /// that the pipeline can stop however quiet the producer is. Call it before stopping the pipeline.
+    /// that the pipeline can stop however quiet the producer is, and lets go of a starved appsrc, so that a file
+    /// opened after this feeds nothing. Call it before stopping the pipeline.
     public func stopReading() {
-        let (current, upcoming) = state.withLock { ($0.current, $0.upcoming) }
+        let (current, upcoming) = state.withLock { state in
+            state.starved = nil
+            return (state.current, state.upcoming)
+        }
         current?.stopReading()
         if case .ready(let opened) = upcoming { opened.feeder.stopReading() }
     }
@@ -190,8 +216,14 @@ public final class GaplessChain: Feeder, Sendable {
         }
     }
 
-    /// The last file passed over for having nothing to play (to name it when a one-file list has nothing).
-    public var lastEmptyFile: EmptyFile? { state.withLock { $0.lastEmpty } }
+    /// The files passed over for having nothing to play since the last call (a list played once that holds nothing
+    /// else plays as nothing, and its files are here too), in the order they were found.
+    public func takeEmptyFiles() -> [EmptyFile] {
+        state.withLock { state in
+            defer { state.emptyFiles = [] }
+            return state.emptyFiles
+        }
+    }
 
     /// Why the chain stopped feeding, once it has (nil while it feeds).
     public var ending: Ending? { state.withLock { $0.ending } }
@@ -253,7 +285,7 @@ public final class GaplessChain: Feeder, Sendable {
         switch findPlayable(from: jump.position, streamStart: time, fileTime: jump.fileTime) {
         case .found(let opened):
             if takeOver(opened, appSource: appSource) != .switched { endStream(appSource) }
-        case .none(let ending):
+        case .none(let ending, _):
             state.withLock { $0.ending = ending }
             endStream(appSource)
         }
@@ -292,7 +324,7 @@ public final class GaplessChain: Feeder, Sendable {
             guard feeder.feed(appSource) == .finished else { return }
             let upcoming = state.withLock { state -> Upcoming? in
                 guard state.generation == generation else { return nil }  // a seek replaced the file meanwhile
-                if case .opening = state.upcoming { state.starved = appSource }
+                if case .opening = state.upcoming { state.starved = appSource.retained() }
                 return state.upcoming
             }
             switch upcoming {
@@ -351,7 +383,15 @@ public final class GaplessChain: Feeder, Sendable {
     private static func isCompressed(_ caps: Caps) -> Bool { caps.mediaType != "audio/x-raw" }
 
     private func endStream(_ appSource: any AppSourceProtocol) {
-        state.withLock { $0.starved = nil }
+        let silentStart = state.withLock { state -> ClockTime? in
+            state.starved = nil
+            // Not into a decoder: one that gets input but decodes nothing fails the stream.
+            guard state.silent, let caps = state.caps, !Self.isCompressed(caps) else { return nil }
+            return state.current?.startTime
+        }
+        if let silentStart {
+            _ = appSource.pushEmpty(timing: BufferTiming(pts: silentStart, duration: .zero, offset: 0, offsetEnd: 0))
+        }
         appSource.endOfStream()
     }
 
@@ -383,7 +423,7 @@ public final class GaplessChain: Feeder, Sendable {
             guard state.generation == generation else { return nil }  // the listener moved on meanwhile
             switch found {
             case .found(let opened): state.upcoming = .ready(opened)
-            case .none(let ending): state.upcoming = .none(ending)
+            case .none(let ending, _): state.upcoming = .none(ending)
             }
             defer { state.starved = nil }
             return state.starved
@@ -393,16 +433,18 @@ public final class GaplessChain: Feeder, Sendable {
 
     private enum Found {
         case found(Opened)
-        case none(Ending)
+        /// Nothing to play from there on. `onlyEmpty`: when the chain starts on files that all have nothing to play,
+        /// the first of them, to play as nothing (never set once a file has played).
+        case none(Ending, onlyEmpty: WAVFeeder? = nil)
     }
 
     /// Opens the first file at or after `position` that has something to play. Gives up after a whole pass of the
-    /// list without one, so an endless loop over empty files ends instead of spinning. The answer is
-    /// `.nothingToPlay` when files were skipped for being empty and none played before; files that failed to open
-    /// are in `failures` either way.
+    /// list without one, so an endless loop over empty files ends instead of spinning. When files were skipped for
+    /// being empty and none played before, the answer is `.nothingToPlay` for a loop and the first empty file for a
+    /// list played once; files that failed to open are in `failures` either way.
     private func findPlayable(from position: Int, streamStart: ClockTime?, fileTime: ClockTime?) -> Found {
         var position = position
-        var skippedEmpty = false
+        var firstEmpty: WAVFeeder?
         for _ in 0..<max(order.count, 1) {
             guard let path = order.path(at: position) else { break }
             let window = FeedWindow(start: fileTime ?? settings.start, end: settings.end, streamStart: streamStart)
@@ -416,17 +458,20 @@ public final class GaplessChain: Feeder, Sendable {
                         lengthIsKnown: feeder.file.lengthIsKnown)
                     return .found(Opened(feeder: feeder, segment: segment))
                 }
-                skippedEmpty = true
-                let empty = EmptyFile(path: path, cutAway: feeder.file.frameCount > 0)
-                state.withLock { $0.lastEmpty = empty }
+                firstEmpty = firstEmpty ?? feeder
+                let empty = EmptyFile(
+                    path: path, cutAway: feeder.file.frameCount > 0, warnings: feeder.file.warnings)
+                state.withLock { $0.emptyFiles.append(empty) }
             } catch {
                 state.withLock { $0.failures.append("\(path): \(error)") }
             }
             // A repeated file repeats only while it plays; one with nothing to play gives way to the next.
             position += 1
         }
+        guard let firstEmpty else { return .none(.endOfList) }
         let playedBefore = state.withLock { $0.current != nil }
         let wholePass = order.path(at: position) != nil
-        return .none(skippedEmpty && (wholePass || !playedBefore) ? .nothingToPlay : .endOfList)
+        if wholePass || (settings.repeatEachFile && !playedBefore) { return .none(.nothingToPlay) }
+        return .none(.endOfList, onlyEmpty: playedBefore ? nil : firstEmpty)
     }
 }

@@ -56,8 +56,15 @@ public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
     /// The corresponding C function is `gst_app_src_set_max_bytes`.
     public func setMaxBytes(_ maxBytes: Int) { gst_app_src_set_max_bytes(CGst_app_src(raw), guint64(maxBytes)) }
 
+    /// A wrapper that holds a reference of its own (the callbacks' wrapper holds none, see `CallbackContext`), so
+    /// the appsrc outlives its pipeline for as long as the caller keeps it: pushing then just returns `.flushing`.
+    ///
+    /// The corresponding C function is `gst_object_ref`.
+    public func retained() -> any AppSourceProtocol { AppSource(borrowing: raw) }
+
     /// What the appsrc keeps as its callbacks' context: the closures, and a wrapper of the appsrc itself to hand
-    /// them (made once, holding no reference, since the appsrc outlives its context).
+    /// them (made once, holding no reference, since the appsrc outlives its context). That wrapper is borrowed:
+    /// valid only during a callback; whoever keeps it longer must keep `retained()` instead.
     private final class CallbackContext {
         let callbacks: AppSourceCallbacks
         let source: AppSource
@@ -126,6 +133,17 @@ public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
         }
         if written < capacity { gst_buffer_set_size(buffer, gssize(written)) }
         let timing = timing(written)
+        CGst_buffer_set_timing(
+            buffer, timing.pts?.raw ?? CGst_clock_time_none(), timing.duration?.raw ?? CGst_clock_time_none(),
+            guint64(timing.offset), guint64(timing.offsetEnd))
+        return FlowResult(gst_app_src_push_buffer(CGst_app_src(raw), buffer))  // takes the buffer
+    }
+
+    /// Pushes a buffer with no memory, stamped with `timing` (see `AppSourceProtocol.pushEmpty`).
+    ///
+    /// The corresponding C functions are `gst_buffer_new` and `gst_app_src_push_buffer`.
+    public func pushEmpty(timing: BufferTiming) -> FlowResult {
+        guard let buffer = gst_buffer_new() else { return .error }
         CGst_buffer_set_timing(
             buffer, timing.pts?.raw ?? CGst_clock_time_none(), timing.duration?.raw ?? CGst_clock_time_none(),
             guint64(timing.offset), guint64(timing.offsetEnd))

@@ -36,6 +36,11 @@ public protocol AppSourceProtocol: AnyObject, Sendable {
         timing: (_ written: Int) -> BufferTiming
     ) throws(E) -> FlowResult
 
+    /// Pushes a buffer that holds no samples, stamped with `timing`: a stream that plays nothing still has a buffer
+    /// go through, for the elements that finish their output only once one came (wavenc, without one, leaves its
+    /// placeholder sizes in the header at the end of the stream).
+    func pushEmpty(timing: BufferTiming) -> FlowResult
+
     /// Signals that no more data will come.
     @discardableResult
     func endOfStream() -> FlowResult
@@ -49,6 +54,12 @@ public protocol AppSourceProtocol: AnyObject, Sendable {
 
     /// Whether anything downstream plays in time with the clock (see `Element.pipelineSynchronizesToClock`).
     var pipelineSynchronizesToClock: Bool { get }
+
+    /// The same appsrc as a reference to keep: the source a callback is given is borrowed, valid only until the
+    /// callback returns (the appsrc may be freed with its pipeline after that); keep this instead.
+    ///
+    /// As gstreamer-rs hands callbacks a `&AppSrc` and `clone()` adds a reference.
+    func retained() -> any AppSourceProtocol
 }
 
 extension AppSourceProtocol {
@@ -68,7 +79,8 @@ extension AppSourceProtocol {
 /// What an appsrc asks of the application, as closures (the shape of gstreamer-rs's `AppSrcCallbacks`).
 ///
 /// - Note: The closures run on a GStreamer streaming thread (`seekData` on the thread that seeks). They must be
-///   short, never block on the pipeline and never throw: report failures with `postError` or end the stream.
+///   short, never block on the pipeline and never throw: report failures with `postError` or end the stream. The
+///   source they are given is borrowed for the call: to use it later (from another thread), keep `retained()`.
 public struct AppSourceCallbacks: Sendable {
     /// The queue is running low: push data now (the analogue of AudioQueue's buffer-empty callback). The length is
     /// a hint in bytes, or nil when the appsrc has none.

@@ -28,7 +28,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         case caps(Caps)
         /// Tags sent by `pushTags` (never empty).
         case tags([Message.Tag])
-        /// A buffer pushed with at least one byte.
+        /// A buffer pushed with at least one byte, or one pushed by `pushEmpty` (with none).
         case buffer(Buffer)
         /// The end of stream, signalled once.
         case endOfStream
@@ -187,6 +187,15 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         return .ok
     }
 
+    /// Records an empty buffer (see `AppSourceProtocol.pushEmpty`).
+    public func pushEmpty(timing: BufferTiming) -> FlowResult {
+        state.withLock { state in
+            if state.ended { return .endOfStream }
+            state.events.append(.buffer(Buffer(bytes: [], timing: timing)))
+            return .ok
+        }
+    }
+
     /// Records the end of stream; a second call records nothing and returns `.endOfStream`, as the appsrc does.
     @discardableResult
     public func endOfStream() -> FlowResult {
@@ -211,4 +220,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
 
     /// What was given as `synchronizesToClock` at creation.
     public var pipelineSynchronizesToClock: Bool { synchronizes }
+
+    /// Itself: a Swift object is kept by its reference count, so borrowed and kept are the same thing here.
+    public func retained() -> any AppSourceProtocol { self }
 }

@@ -101,6 +101,23 @@ import Testing
         #expect(Self.runs(appsrc.events).count == 1, "one format throughout: no caps change")
     }
 
+    @Test func aListPlayedOnceWithNothingToPlayPlaysAsNothing() throws {
+        let empty = SyntheticWAV.tone(frames: 0, rate: 8_000, channels: 1)
+        let paths = [try write("e1.wav", empty), try write("e2.wav", empty)]
+        let (chain, appsrc) = try attached(paths)
+        #expect(appsrc.runToEnd())
+        // Its format, one empty buffer (an encoder finalises its file once one came), then the end of stream.
+        #expect(Self.runs(appsrc.events).map(\.caps.rate) == [8_000])
+        #expect(appsrc.buffers.map(\.bytes) == [[]])
+        #expect(appsrc.buffers.first?.timing == BufferTiming(pts: .zero, duration: .zero, offset: 0, offsetEnd: 0))
+        #expect(appsrc.events.last == .endOfStream)
+        #expect(chain.ending == .endOfList)
+        let passedOver = chain.takeEmptyFiles()
+        #expect(passedOver.map(\.path) == paths && passedOver.allSatisfy { !$0.cutAway })
+        #expect(passedOver.first?.warnings == ["the data chunk holds no audio"])
+        #expect(chain.segment(at: .zero) == nil, "no file starts playing")
+    }
+
     @Test func nextAndPreviousJumpToTheFilesStart() throws {
         let a = SyntheticWAV.tone(frequency: 440, frames: 8_000, rate: 8_000, channels: 1)
         let b = SyntheticWAV.tone(frequency: 880, frames: 8_000, rate: 8_000, channels: 1)

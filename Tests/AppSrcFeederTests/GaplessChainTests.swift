@@ -24,18 +24,26 @@ import Testing
         return comm.trimmingCharacters(in: .newlines)
     }
 
-    /// Opens files as the chain would, noting on which thread, and taking `delay` for the files after the first.
+    /// Opens files as the chain would, noting on which thread, and taking `delay` for the files after the first
+    /// (every file but `quick`, when it is given: the first of each of many chains).
     final class RecordingOpener: Sendable {
         let threads = Mutex<[String]>([])
+        let paths = Mutex<[String]>([])
         let delay: Duration
-        init(delay: Duration = .zero) { self.delay = delay }
+        let quick: String?
+        init(delay: Duration = .zero, quick: String? = nil) {
+            self.delay = delay
+            self.quick = quick
+        }
 
         func open(_ path: String, _ settings: GaplessChain.Settings, _ window: FeedWindow) throws -> WAVFeeder {
             let isFirst = threads.withLock { threads in
                 threads.append(GaplessChainTests.threadName())
                 return threads.count == 1
             }
-            if !isFirst && delay > .zero { usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000)) }
+            paths.withLock { $0.append(path) }
+            let isQuick = quick.map { $0 == path } ?? isFirst
+            if !isQuick && delay > .zero { usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000)) }
             return try WAVFeeder(
                 path: path, chunkMilliseconds: settings.chunkMilliseconds, buffers: settings.buffers, window: window)
         }
@@ -74,6 +82,46 @@ import Testing
         let expected = (0..<collected.timestamps.count).map { ClockTime(frames: Int64($0 * 882), rate: 44_100) }
         #expect(collected.timestamps == expected.map { Optional($0) })
         #expect(chain.ending == .endOfList)
+    }
+
+    /// Playback stopped while the next file is being opened (the slow disk again: the stream ran dry, and the worker
+    /// is to feed the appsrc when the file is ready) leaves the worker no freed appsrc to feed: 200 stops, half after
+    /// `stopReading()` (as `play` does: the worker then feeds nothing), half by the player alone (the worker feeds
+    /// the appsrc it kept a reference to, which refuses the data as flushing). `make test-asan` runs this with
+    /// GLib's criticals fatal, where a push into a freed appsrc stops the run; every chain must also be released in
+    /// the end (the appsrc the worker keeps must not keep the chain alive).
+    @Test func stoppingWhileTheNextFileOpensLeavesNothingFreedToFeed() throws {
+        let dir = try Paths.makeScratch("chain")
+        defer { Paths.removeScratch(dir) }
+        let (paths, waves) = try Self.writeFiles(in: dir, frames: 441)
+        let opener = RecordingOpener(delay: .milliseconds(300), quick: paths[0])
+        let player = Player(launch: "appsrc name=src ! appsink name=sink sync=false")
+        var released: [() -> Bool] = []
+        for round in 0..<200 {
+            let chain = GaplessChain(order: PlayOrder(files: paths), settings: .init(chunkMilliseconds: 20)) {
+                try opener.open($0, $1, $2)
+            }
+            #expect(chain.prepare(at: 0))
+            try player.play(chain)
+            let sink = try #require(player.pipeline).appSink(named: "sink")
+            var bytes = 0
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while bytes < waves[0].samples.count, ContinuousClock.now < deadline {
+                bytes += sink.pull(timeout: .milliseconds(100))?.bytes.count ?? 0
+            }
+            #expect(bytes == waves[0].samples.count, "round \(round): the first file did not arrive")
+            // Nothing more comes while the second file opens: the streaming thread has gone to wait for it.
+            #expect(sink.pull(timeout: .milliseconds(30)) == nil)
+            if round % 2 == 0 { chain.stopReading() }
+            player.stop()
+            released.append { [weak chain] in chain == nil }
+        }
+        // Every worker finishes its open (300 ms), finds the playback gone and lets go of the chain and the appsrc.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+        while !released.allSatisfy({ $0() }), ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(released.allSatisfy { $0() }, "\(released.filter { !$0() }.count) chains still held")
+        // Fed on, a stopped chain takes the second file and opens the third: only those stopped by the player alone.
+        #expect(opener.paths.withLock { $0.filter { $0 == paths[2] }.count } == 100)
     }
 
     @Test(arguments: [false, true])

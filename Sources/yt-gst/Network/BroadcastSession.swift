@@ -49,6 +49,8 @@ final class BroadcastSession {
         case lost(Loss)
     }
     private var mounts: [String: Mount] = [:]
+    /// The files with nothing to play that were warned about (once each, however often a loop passes them).
+    private var warnedEmpty: Set<String> = []
     /// Whether audio ever went out: a refusal before that is a fault of the setup, said once, exit 1.
     private var everConnected = false
     /// The lost servers, by sink name.
@@ -128,11 +130,15 @@ final class BroadcastSession {
         return nil
     }
 
+    /// Files that could not be opened, and files passed over (or broadcast as nothing) for having nothing to play.
     private func reportFailures(of chain: GaplessChain) {
         for failure in chain.takeFailures() {
             anyFailed = true
             report("yt-gst: \(failure)")
         }
+        let empty = chain.takeEmptyFiles()
+        guard chain.ending != .nothingToPlay, !command.quiet else { return }
+        for file in empty where warnedEmpty.insert(file.path).inserted { file.warningLines.forEach { report($0) } }
     }
 
     // MARK: Following the broadcast

@@ -32,6 +32,10 @@ final class PlaybackSession {
     private var shownPosition: Int?
     /// The chain `openFirstFile()` opened, taken by the first pipeline.
     private var firstChain: GaplessChain?
+    /// The files with nothing to play that were warned about (once each, however often a loop passes them).
+    private var warnedEmpty: Set<String> = []
+    /// The last file passed over for having nothing to play, to name it when a loop of one file has nothing.
+    private var lastEmpty: GaplessChain.EmptyFile?
 
     /// How one pipeline's run ended.
     private enum Outcome: Equatable {
@@ -145,9 +149,8 @@ final class PlaybackSession {
     private func reportNothingToPlay(_ chain: GaplessChain) {
         anyFailed = true
         guard chain.ending == .nothingToPlay else { return }  // files that failed have said so already
-        if order.count == 1, let empty = chain.lastEmptyFile {
-            let why = empty.cutAway ? "--start/--end leave none of its audio" : "it holds no audio"
-            report("yt-gst: \(empty.path): nothing to play (\(why))")
+        if order.count == 1, let empty = lastEmpty {
+            report("yt-gst: \(empty.path): nothing to play (\(empty.reason))")
         } else {
             report("yt-gst: nothing to play in the list (every file is empty or cut away by --start/--end)")
         }
@@ -402,11 +405,18 @@ final class PlaybackSession {
         }
     }
 
+    /// Files that could not be opened (an error each), and files passed over for having nothing to play (a
+    /// warning each, as other players play them: as nothing); a loop with nothing to play at all is
+    /// `reportNothingToPlay`'s error instead.
     private func reportFailures(of chain: GaplessChain) {
         for failure in chain.takeFailures() {
             anyFailed = true
             report("yt-gst: \(failure)")
         }
+        let empty = chain.takeEmptyFiles()
+        lastEmpty = empty.last ?? lastEmpty
+        guard chain.ending != .nothingToPlay, !command.quiet else { return }
+        for file in empty where warnedEmpty.insert(file.path).inserted { file.warningLines.forEach { report($0) } }
     }
 
     /// Prints a line above the status line (which is redrawn on the next tick).
