@@ -77,8 +77,11 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The name of the element in `elementPath` ("pulsesink0" from ".../GstPulseSink:pulsesink0").
-    public var elementName: String? {
-        guard let last = elementPath?.split(separator: "/").last else { return nil }
+    public var elementName: String? { GstError.elementName(inPath: elementPath) }
+
+    /// The last element's name in a path such as "/GstPipeline:pipeline0/GstPulseSink:pulsesink0".
+    static func elementName(inPath path: String?) -> String? {
+        guard let last = path?.split(separator: "/").last else { return nil }
         return last.split(separator: ":").last.map(String.init)
     }
 

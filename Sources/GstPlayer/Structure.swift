@@ -49,6 +49,9 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
     /// Path of the element that posted it, for messages.
     public var elementPath: String?
 
+    /// The name of the element that posted it ("hls0" from ".../GstSplitMuxSink:hls0").
+    public var elementName: String? { GstError.elementName(inPath: elementPath) }
+
     /// A structure made in Swift (tests, and messages the application builds).
     public init(name: String, fields: [(name: String, value: Value)] = [], elementPath: String? = nil) {
         self.name = name

@@ -22,14 +22,21 @@ enum MissingPlugin {
                 "scaletempo", "jackaudiosink", "autoaudiosink",
             ]
         ),
-        ("gstreamer1.0-plugins-bad", ["srtsink", "srtsrc", "srtpenc", "srtpdec", "gdppay", "gdpdepay", "openalsink"]),
+        (
+            "gstreamer1.0-plugins-bad",
+            ["srtsink", "srtsrc", "srtpenc", "srtpdec", "gdppay", "gdpdepay", "openalsink", "mpegtsmux"]
+        ),
     ]
 
     /// "no element "srtsink" (install the Debian package gstreamer1.0-plugins-bad)".
     static func describe(_ error: GstError) -> String {
         let parts = error.message.split(separator: "\"", omittingEmptySubsequences: false)
         guard parts.count >= 2 else { return "missing GStreamer element: \(error.message)" }
-        let element = String(parts[1])
+        return describe(element: String(parts[1]))
+    }
+
+    /// "GStreamer element "mpegtsmux" is not installed (install the Debian package gstreamer1.0-plugins-bad)".
+    static func describe(element: String) -> String {
         guard let package = packages.first(where: { $0.elements.contains(element) })?.package else {
             return "GStreamer element \"\(element)\" is not installed (gst-inspect-1.0 \(element) tells more)"
         }

@@ -124,15 +124,21 @@ extension NetworkLab {
 }
 
 /// Reads an HLS playlist as it is rewritten and notes what RFC 8216 6.2.1 forbids: a media sequence that goes back,
-/// a media sequence number given to two segment names, a segment name given to two numbers.
+/// a media sequence number given to two segment names, a segment name given to two numbers, a discontinuity sequence
+/// that goes back; and which segments follow an EXT-X-DISCONTINUITY.
 final class HLSPlaylistWatch {
     let path: String
     /// Each segment's name by its media sequence number.
     private(set) var names: [Int: String] = [:]
     /// When each segment name was first listed.
     private(set) var firstSeen: [String: Date] = [:]
+    /// The media sequence numbers of the segments listed after an EXT-X-DISCONTINUITY.
+    private(set) var discontinuities: Set<Int> = []
     private(set) var problems: [String] = []
+    /// The last text read.
+    private(set) var text = ""
     private var lastSequence = Int.min
+    private var lastDiscontinuitySequence = 0
 
     init(path: String) { self.path = path }
 
@@ -141,17 +147,32 @@ final class HLSPlaylistWatch {
         defer { usleep(100_000) }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
         let lines = text.split(separator: "\n").map(String.init)
-        guard let line = lines.first(where: { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") }),
-            let first = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count))
-        else { return }
+        guard let first = Self.value(of: "#EXT-X-MEDIA-SEQUENCE:", in: lines) else { return }
+        self.text = text
         if first < lastSequence { problems.append("media sequence \(lastSequence) then \(first)") }
         lastSequence = first
-        for (offset, name) in lines.filter({ !$0.hasPrefix("#") }).enumerated() {
-            let number = first + offset
-            if let known = names[number], known != name { problems.append("\(number) was \(known), now \(name)") }
-            if firstSeen[name] != nil, names[number] != name { problems.append("\(name) reused for \(number)") }
-            names[number] = name
-            if firstSeen[name] == nil { firstSeen[name] = Date() }
+        let discontinuitySequence = Self.value(of: "#EXT-X-DISCONTINUITY-SEQUENCE:", in: lines) ?? 0
+        if discontinuitySequence < lastDiscontinuitySequence {
+            problems.append("discontinuity sequence \(lastDiscontinuitySequence) then \(discontinuitySequence)")
         }
+        lastDiscontinuitySequence = discontinuitySequence
+        var number = first
+        var discontinuity = false
+        for line in lines {
+            if line == "#EXT-X-DISCONTINUITY" { discontinuity = true }
+            guard !line.hasPrefix("#") else { continue }
+            if let known = names[number], known != line { problems.append("\(number) was \(known), now \(line)") }
+            if firstSeen[line] != nil, names[number] != line { problems.append("\(line) reused for \(number)") }
+            names[number] = line
+            if firstSeen[line] == nil { firstSeen[line] = Date() }
+            if discontinuity { discontinuities.insert(number) }
+            discontinuity = false
+            number += 1
+        }
+    }
+
+    /// The number after `tag` on its line, if the playlist has it.
+    private static func value(of tag: String, in lines: [String]) -> Int? {
+        lines.first { $0.hasPrefix(tag) }.flatMap { Int($0.dropFirst(tag.count)) }
     }
 }

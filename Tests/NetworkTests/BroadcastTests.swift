@@ -394,4 +394,58 @@ struct BroadcastTests {
         let heard = Broadcast.measure(Broadcast.samples(ofWAV: path("hls.wav")))
         #expect(abs(heard.frequency - 440) < 1 && abs(heard.seconds - listed) < 0.15, "\(heard)")
     }
+
+    /// A file that needs another decoder (an A-law WAV after a PCM one) makes the broadcast build a new pipeline:
+    /// HLS numbering goes on across it (the media sequence never goes back, no segment name is used twice: RFC 8216
+    /// 6.2.1), the new pipeline's first segment, and only it, follows EXT-X-DISCONTINUITY, the playlist is never seen
+    /// half-written, and a `yt-gst receive` following the live playlist over HTTP plays through the break to the end.
+    @Test func hlsNumbersGoOnAcrossANewPipeline() throws {
+        defer { Paths.removeScratch(dir) }
+        let lab = try NetworkLab(hosts: ["s", "w"])
+        defer { lab.close() }
+        try Broadcast.tone(path("pcm.wav"), seconds: 5, frequency: 440)
+        try Broadcast.tone(path("tone.wav"), seconds: 5, frequency: 440)
+        let sox = try Run.run("/usr/bin/sox", [path("tone.wav"), "-e", "a-law", path("alaw.wav")], timeout: 30)
+        try #require(sox.status == 0, "sox: \(sox.stderr)")
+        let hls = path("hls")
+        try FileManager.default.createDirectory(atPath: hls, withIntermediateDirectories: true)
+        let web = lab.host("w")
+        _ = try lab.serveDirectory(hls, in: web, port: 8080)
+        let sender = try broadcast(
+            lab,
+            ["-q", path("pcm.wav"), path("alaw.wav"), "--to", "hls:\(hls)", "--segment", "1", "--playlist-length", "3"])
+        let playlist = HLSPlaylistWatch(path: hls + "/playlist.m3u8")
+        var receiver: Launched?
+        let started = Date()
+        while sender.isRunning && Date().timeIntervalSince(started) < 30 {
+            playlist.poll()
+            guard receiver == nil, !playlist.names.isEmpty else { continue }
+            receiver = try lab.launch(
+                in: lab.host("s"), Binary.path,
+                [
+                    "receive", "http://\(web.address):8080/playlist.m3u8", "--sink",
+                    "audio/x-raw,format=S16LE ! wavenc ! filesink location=\(path("heard.wav"))",
+                ])
+        }
+        playlist.poll()
+        let sent = sender.wait(timeout: 10)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(playlist.problems.isEmpty, "\(playlist.problems)")
+        // 10 s in 1 s segments through a window of 3: the window moved on past the new pipeline's first segment.
+        let numbers = playlist.names.keys.sorted()
+        #expect(numbers == Array(0..<numbers.count) && numbers.count >= 9, "segments \(playlist.names)")
+        #expect(
+            playlist.discontinuities.count == 1 && (4...7).contains(playlist.discontinuities.first ?? 0),
+            "discontinuities before \(playlist.discontinuities.sorted()) of \(numbers.count)")
+        #expect(playlist.text.split(separator: "\n").last == "#EXT-X-ENDLIST", "\(playlist.text)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: hls)
+        #expect(!left.contains { $0.hasSuffix(".tmp") }, "\(left)")
+
+        let received = try #require(receiver, "the playlist never appeared").wait(timeout: 20)
+        #expect(received.status == 0 && !received.timedOut, "\(received.stderr)")
+        let samples = Broadcast.samples(ofWAV: path("heard.wav"))
+        let seconds = Double(samples.count) / 48_000
+        let heard = samples.count > 48_000 ? Broadcast.medianFrequency(samples) : 0
+        #expect(heard == 440 && seconds > 8, "the listener heard \(seconds) s of 10 at \(heard) Hz")
+    }
 }

@@ -92,6 +92,11 @@ struct BroadcastCommand {
             Terminal.error("yt-gst: hls:\(directory): no such directory")
             return .failure
         }
+        // The segment sink takes its muxer as a property: without it the pipeline would only fail to parse.
+        if !plan.hlsSinks.isEmpty && !Gst.hasElement("mpegtsmux") {
+            Terminal.error("yt-gst: \(MissingPlugin.describe(element: "mpegtsmux"))")
+            return .failure
+        }
         return BroadcastSession(command: self, files: files).run()
     }
 

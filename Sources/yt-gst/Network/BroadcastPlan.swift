@@ -45,8 +45,9 @@ enum BroadcastCodec: String, CaseIterable {
 /// The broadcast's pipeline: the gapless chain's appsrc, converted once to the broadcast format, then (for several
 /// destinations) split: a branch with its own encoder per Icecast mount (each a `shout2send`, named `icecast0`,
 /// `icecast1`, ..., in a branch `mount0`, ... that reconnects alone) and one AAC encoder for the HLS directories
-/// (each an `hlssink2`, `hls0`, ...). `clocksync` paces it in real time, before the split, so every branch (and the
-/// position, from which titles are timed) follows one clock.
+/// (each a segment sink, `hls0`, ..., whose playlist the session writes: see `HLSPlaylistFile`). `clocksync` paces
+/// it in real time, before the split, so every branch (and the position, from which titles are timed) follows one
+/// clock.
 struct BroadcastPlan {
     /// Every branch encodes from this: 48 kHz stereo (what Opus runs at, and what every encoder here takes).
     static let rate = 48_000
@@ -95,13 +96,13 @@ struct BroadcastPlan {
             return "\(head) ! \(encoder) ! \(shout(sink.name))"
         }
         if targets.count == 1, let sink = hlsSinks.first {
-            return "\(head) ! \(BroadcastPlan.aac) ! hlssink2 name=\(sink.name)"
+            return "\(head) ! \(BroadcastPlan.aac) ! \(BroadcastPlan.segmenter(sink.name))"
         }
         // The Icecast mounts are branches added by `configure` (see `mountBranch`).
         var text = "\(head) ! tee name=split"
         if !hlsSinks.isEmpty {
             text += " split. ! queue ! \(BroadcastPlan.aac) ! tee name=segments"
-            for sink in hlsSinks { text += " segments. ! queue ! hlssink2 name=\(sink.name)" }
+            for sink in hlsSinks { text += " segments. ! queue ! \(BroadcastPlan.segmenter(sink.name))" }
         }
         return text
     }
@@ -136,14 +137,22 @@ struct BroadcastPlan {
     /// The AAC encoder of HLS, named `aac`.
     private static let aac = "voaacenc name=aac ! aacparse"
 
+    /// The HLS segment sink named `name`: MPEG-TS files cut at key units, one muxer for all of them (as hlssink2
+    /// does: timestamps and continuity counters go on from segment to segment). Unlike hlssink2 it starts its file
+    /// numbers where the session says, so a new pipeline goes on numbering; the session writes the playlist.
+    private static func segmenter(_ name: String) -> String {
+        "splitmuxsink name=\(name) muxer=mpegtsmux send-keyframe-requests=true reset-muxer=false"
+    }
+
     /// A `shout2send` named `name`: it does not sync (`clocksync` paces) nor preroll; titles are announced by
     /// `BroadcastSession`, not taken from the stream's tags.
     private func shout(_ name: String) -> String {
         "shout2send name=\(name) sync=false async=false send-title-info=false"
     }
 
-    /// Sets the user's values on a freshly parsed pipeline (never pasted into the launch text).
-    func configure(_ pipeline: Pipeline) throws(GstError) {
+    /// Sets the user's values on a freshly parsed pipeline (never pasted into the launch text); each HLS sink
+    /// numbers its segments from `firstSegment` of its name.
+    func configure(_ pipeline: Pipeline, firstSegment: (String) -> Int) throws(GstError) {
         try pipeline.element(named: "format").set(
             "caps",
             to: Caps(
@@ -159,12 +168,10 @@ struct BroadcastPlan {
         }
         for sink in hlsSinks {
             let hls = try pipeline.element(named: sink.name)
-            try hls.set("location", fromString: sink.directory + "/segment%05d.ts")
-            try hls.set("playlist-location", fromString: sink.directory + "/" + sink.playlist)
-            try hls.set("target-duration", fromString: String(segmentSeconds))
-            try hls.set("playlist-length", fromString: String(playlistLength))
-            // Keep a few more segments than the playlist names: a client that just read it can still fetch them.
-            try hls.set("max-files", fromString: String(playlistLength + 3))
+            // A "%" of the directory is its own; the sink formats the location with the segment's number.
+            try hls.set("location", fromString: sink.directory.replacing("%", with: "%%") + "/segment%05d.ts")
+            try hls.set("max-size-time", fromString: String(UInt64(segmentSeconds) * 1_000_000_000))
+            try hls.set("start-index", fromString: String(firstSegment(sink.name)))
         }
     }
 

@@ -10,7 +10,9 @@ import GstPlayer
 /// it tries it again with a growing pause (100 ms to 1 s), so streaming resumes within about a second of the
 /// server being back. A sole destination waits for its server: resuming builds a new pipeline at the place where the
 /// broadcast stopped (the same file, the same time in it). Beside other destinations, only the lost mount's branch
-/// is replaced; the others go on in real time (HLS segment numbers never start again).
+/// is replaced; the others go on in real time. HLS playlists are the session's (`HLSPlaylistFile`), not a
+/// pipeline's: across every pipeline it builds (for a file that needs another decoder) segment numbers only
+/// grow, and the break is marked as a discontinuity.
 final class BroadcastSession {
     /// The pause between two tries of a lost server grows from the first to the last.
     static let firstRetryPause: Duration = .milliseconds(100)
@@ -28,6 +30,8 @@ final class BroadcastSession {
     private let plan: BroadcastPlan
     private let order: PlayOrder
     private let player: Player
+    /// The playlist of each HLS destination, for the whole broadcast.
+    private let playlists: [HLSPlaylistFile]
     private var chain: GaplessChain?
     private var status: StatusLine
     private var anyFailed = false
@@ -71,7 +75,15 @@ final class BroadcastSession {
         let passes: Int? = command.loopCount.map { $0 == 0 ? nil : $0 } ?? 1
         order = PlayOrder(files: files, shuffle: command.shuffle, passes: passes)
         let plan = command.plan
-        player = Player(launch: plan.launch) { pipeline throws(GstError) in try plan.configure(pipeline) }
+        let playlists = plan.hlsSinks.map {
+            HLSPlaylistFile(
+                sink: $0.name, directory: $0.directory, name: $0.playlist, targetSeconds: plan.segmentSeconds,
+                length: plan.playlistLength)
+        }
+        self.playlists = playlists
+        player = Player(launch: plan.launch) { pipeline throws(GstError) in
+            try plan.configure(pipeline) { sink in playlists.first { $0.sink == sink }?.nextSegment ?? 0 }
+        }
         player.errorIsContained = { error in
             plan.mountsReconnectAlone && plan.icecastSinks.contains { $0.name == error.elementName }
         }
@@ -121,6 +133,7 @@ final class BroadcastSession {
             uniqueKeysWithValues: plan.icecastSinks.map { ($0.name, .connecting(rendered: false, after: resuming)) })
         announced = nil
         furthest = nil
+        for playlist in playlists { playlist.pipelineStarts() }
         do {
             try player.play(chain, from: place.fileTime)
         } catch {
@@ -236,7 +249,14 @@ final class BroadcastSession {
                 place = (handoff, nil)
                 return start()
             }
+            for playlist in playlists {
+                if let problem = playlist.finish() { return failure(of: playlist, problem) }
+            }
             return anyFailed ? .failure : .success
+        case .element(let message):
+            for playlist in playlists {
+                if let problem = playlist.handle(message) { return failure(of: playlist, problem) }
+            }
         case .error(let error):
             return handle(error)
         case .warning(let warning):
@@ -246,6 +266,12 @@ final class BroadcastSession {
         }
         if let chain { reportFailures(of: chain) }
         return nil
+    }
+
+    /// A playlist that could not be written ends the broadcast, as any other failed HLS output does.
+    private func failure(of playlist: HLSPlaylistFile, _ problem: String) -> ExitCode {
+        report("yt-gst: hls:\(playlist.directory): \(problem)")
+        return .failure
     }
 
     /// An error: an Icecast sink that could not connect or lost its server is retried once audio has gone out

@@ -1,4 +1,4 @@
-// yt-gst — the small text files of the network half: SDP files written and read.
+// yt-gst — the small text files of the network half: SDP files written and read, HLS playlists replaced.
 import Glibc
 
 enum NetworkFile {
@@ -10,6 +10,17 @@ enum NetworkFile {
         let closed = fclose(file)
         guard written == text.utf8.count, closed == 0 else { return String(cString: strerror(errno)) }
         return nil
+    }
+
+    /// Replaces `path` with `text` at once: written beside it (as `.NAME.tmp`), then renamed over it, so a reader
+    /// (a web server serving a playlist) sees the old text or the new, never half of it. Returns the problem, or nil.
+    static func replace(_ path: String, with text: String) -> String? {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let temporary = String(path[..<slash]) + "." + path[slash...] + ".tmp"
+        let problem =
+            write(text, to: temporary) ?? (rename(temporary, path) == 0 ? nil : String(cString: strerror(errno)))
+        if problem != nil { unlink(temporary) }
+        return problem
     }
 
     /// Reads a small text file (an SDP). Returns the text, or the problem.
