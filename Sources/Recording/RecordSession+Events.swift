@@ -40,6 +40,19 @@ extension RecordSession {
         public var markers: Int
         /// Peak and RMS (dBFS) and clipping per channel since the last tick (empty before the format is known).
         public var levels: [SampleLevels.Reading]
+
+        public init(
+            state: State, file: String?, seconds: Double, bytes: UInt64, files: Int, markers: Int,
+            levels: [SampleLevels.Reading]
+        ) {
+            self.state = state
+            self.file = file
+            self.seconds = seconds
+            self.bytes = bytes
+            self.files = files
+            self.markers = markers
+            self.levels = levels
+        }
     }
 
     /// Why the user or a program stops a recording.
@@ -64,6 +77,12 @@ extension RecordSession {
         public var receivedAudio: Bool
         /// The files created, in order ("-" for a descriptor).
         public var files: [String]
+
+        public init(reason: Reason, receivedAudio: Bool, files: [String]) {
+            self.reason = reason
+            self.receivedAudio = receivedAudio
+            self.files = files
+        }
     }
 
     /// A command for the session, run on its loop.
