@@ -75,10 +75,11 @@ extension RecordSession {
         var rest = bytes[...]
         while !rest.isEmpty {
             var frames = UInt64(rest.count) / blockAlign
-            var limited = false
+            // Frames left before the duration or the size limit; it ends the recording only where it cuts (a split
+            // that comes first only starts the next file).
+            var limit = UInt64.max
             if let duration = configuration.duration {
-                let left = UInt64((duration * Double(format.sampleRate)).rounded()) - min(framesWritten, .max)
-                if frames >= left { (frames, limited) = (left, true) }
+                limit = UInt64((duration * Double(format.sampleRate)).rounded()) - framesWritten
             }
             if case .every(let seconds) = configuration.split {
                 let perFile = UInt64((seconds * Double(format.sampleRate)).rounded())
@@ -88,9 +89,10 @@ extension RecordSession {
             }
             let writer = try currentWriter(format: format)
             if let maxSize = configuration.maxSize {
-                let room = maxSize > writer.fileLength ? (maxSize - writer.fileLength) / blockAlign : 0
-                if frames >= room { (frames, limited) = (room, true) }
+                limit = min(limit, maxSize > writer.fileLength ? (maxSize - writer.fileLength) / blockAlign : 0)
             }
+            let limited = frames >= limit
+            frames = min(frames, limit)
             let count = Int(frames * blockAlign)
             do {
                 try writer.append(Array(rest.prefix(count)))
