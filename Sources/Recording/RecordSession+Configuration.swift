@@ -113,7 +113,8 @@ extension RecordSession {
         /// What the appsink accepts after a fragment: raw samples in the file's layout (S16 for the G.711
         /// encoders), at the asked rate and channels (the source's own when not asked).
         public var sinkCaps: String {
-            var caps = "audio/x-raw, format=\(format == .alaw || format == .mulaw ? "S16LE" : rawFormat)"
+            var caps =
+                "audio/x-raw, format=\(format == .alaw || format == .mulaw ? "S16LE" : rawFormat)"
                 + ", layout=interleaved"
             if let rate { caps += ", rate=\(rate)" }
             if let channels { caps += ", channels=\(channels)" }

@@ -16,7 +16,8 @@ import Testing
     /// Runs `configuration` on this thread, collecting every event; a watchdog stops it after `limit` seconds (as
     /// an interruption by SIGALRM, which no test expects) so a broken session cannot hang the suite.
     static func record(
-        _ configuration: Configuration, limit: Double = 20, driver: @escaping @Sendable (RecordSession.Control) -> Void = { _ in }
+        _ configuration: Configuration, limit: Double = 20,
+        driver: @escaping @Sendable (RecordSession.Control) -> Void = { _ in }
     ) -> (result: Result<RecordSession.Ending, RecordingError>, events: [RecordSession.Event]) {
         let events = Mutex<[RecordSession.Event]>([])
         let session = RecordSession(configuration) { event in events.withLock { $0.append(event) } }
@@ -35,7 +36,8 @@ import Testing
 
     /// A live 440 Hz tone at half scale, converted by the session to 8 kHz mono S16: 1 s of audio a second.
     static func liveTone(to path: String) -> Configuration {
-        var configuration = Configuration(output: .file(path), source: .fragment("audiotestsrc is-live=true volume=0.5"))
+        var configuration = Configuration(
+            output: .file(path), source: .fragment("audiotestsrc is-live=true volume=0.5"))
         configuration.rate = 8_000
         configuration.channels = 1
         configuration.statusInterval = .milliseconds(50)
