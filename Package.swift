@@ -36,6 +36,7 @@ let package = Package(
         .executable(name: "yt-gst", targets: ["yt-gst"]),
         .library(name: "GstPlayer", targets: ["GstPlayer"]),
         .library(name: "AppSrcFeeder", targets: ["AppSrcFeeder"]),
+        .library(name: "Recording", targets: ["Recording"]),
     ],
     targets: [
         // GStreamer's C headers; the shim wraps only the macros Swift cannot import. Its flags come from `gstreamer`.
@@ -49,12 +50,14 @@ let package = Package(
                 + gstreamer.libraries.map { .linkedLibrary($0) }),
         // WAV reading (pure Swift) and the need-data feeder that pushes it into an appsrc.
         .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
+        // Recording sessions: an appsink's audio into crash-safe WAV files, with levels, voice activation, splits.
+        .target(name: "Recording", dependencies: ["AppSrcFeeder", "GstPlayer"]),
         // The command-line tool. Release builds link the Swift runtime and libstdc++ statically with lld (see
         // scripts/static-libstdc++), with packed relative relocations (glibc 2.36+) and the functions a run uses laid
         // out together (scripts/link-order.sh): the process then maps and relocates less, starting faster in less
         // memory (see README, Performance).
         .executableTarget(
-            name: "yt-gst", dependencies: ["GstPlayer", "AppSrcFeeder"],
+            name: "yt-gst", dependencies: ["GstPlayer", "AppSrcFeeder", "Recording"],
             linkerSettings: [
                 // The one symbol the executable exports: pulsesink's calls to pa_stream_get_time reach
                 // Sources/yt-gst/Network/Sync/PulseStreamClock.swift first.
@@ -75,7 +78,8 @@ let package = Package(
         .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
-        .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "GstPlayer", "TestSupport"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "GstPlayer", "Recording", "TestSupport"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

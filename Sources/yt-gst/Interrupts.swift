@@ -43,6 +43,15 @@ enum Interrupts {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
+    /// Calls `handler` with the signal, on the loop's thread, once SIGINT or SIGTERM has come (at once if one came
+    /// already): a command turns it into its session's stop command. Keep the watch while it should be called.
+    static func watch(_ handler: @escaping (Int32) -> Void) -> MainLoop.Watch {
+        if let signal = pending { handler(signal) }
+        return MainLoop.watch(wakePipe.read) {
+            if let signal = Interrupts.pending { handler(signal) }
+        }
+    }
+
     /// The pending signal (SIGINT or SIGTERM), if one came.
     static var pending: Int32? {
         let value = received.load(ordering: .relaxed)

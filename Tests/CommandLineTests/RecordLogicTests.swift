@@ -1,6 +1,7 @@
 // yt-gst — record's pure logic: options, split names, keys, voice activation and the level meter.
 import AppSrcFeeder
 import Glibc
+import Recording
 import Testing
 
 @testable import yt_gst

@@ -1,6 +1,8 @@
-// yt-gst — `yt-gst record`: options, the source pipeline, then a recording session into a crash-safe WAV.
+// yt-gst — `yt-gst record`: options, the source, then a recording session (Recording) with keys, signals and status.
 import AppSrcFeeder
+import Glibc
 import GstPlayer
+import Recording
 
 struct RecordCommand {
     static let spec = CommandSpec(
@@ -92,16 +94,11 @@ struct RecordCommand {
     var preRoll: Double
     var hang: Double
     /// nil: one file; `.every(seconds)` or `.utterance`.
-    var split: Split?
+    var split: RecordSession.Configuration.Split?
     var status: PlayCommand.StatusMode
     var interactive: Bool
     var quiet: Bool
     var verbose: Bool
-
-    enum Split: Equatable {
-        case every(Double)
-        case utterance
-    }
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.operands.count == 1, let output = parsed.operands.first, !output.isEmpty else {
@@ -155,65 +152,127 @@ struct RecordCommand {
         verbose = parsed.flags.contains("verbose")
     }
 
-    /// What the appsink accepts: raw samples in the file's layout (S16 for the G.711 encoders), at the asked rate
-    /// and channels (the source's own when not asked).
-    var sinkCaps: String {
-        var caps =
-            "audio/x-raw, format=\(format == .alaw || format == .mulaw ? "S16LE" : rawFormat), layout=interleaved"
-        if let rate { caps += ", rate=\(rate)" }
-        if let channels { caps += ", channels=\(channels)" }
-        return caps
-    }
-
-    /// GStreamer's name of the samples the appsink takes (A-law and mu-law arrive encoded, as bytes).
-    var rawFormat: String {
-        switch format {
-        case .s16: "S16LE"
-        case .s24: "S24LE"
-        case .s32: "S32LE"
-        case .f32: "F32LE"
-        case .u8, .alaw, .mulaw: "U8"
-        }
-    }
-
-    /// The launch string: the source, conversion to the asked format, the G.711 encoder if any, the appsink.
-    func launch(source: String) -> String {
-        let encoder =
-            switch format {
-            case .alaw: "alawenc ! "
-            case .mulaw: "mulawenc ! "
-            default: ""
-            }
-        return "\(source) ! audioconvert ! audioresample ! capsfilter name=yt-gst-format ! \(encoder)"
-            + "appsink name=sink sync=false"
-    }
+    /// What the appsink accepts after a source fragment, and the launch string around a fragment: the session's
+    /// (`RecordSession.Configuration`), seen from the options, so they can be checked without a pipeline.
+    var sinkCaps: String { configuration(source: .fragment("")).sinkCaps }
+    func launch(source: String) -> String { configuration(source: .fragment(source)).launch }
 
     func run() throws(UsageError) -> ExitCode {
         Interrupts.install()
+        let (source, properties) = try resolveSource()
+        var configuration = configuration(source: source)
+        configuration.properties = properties
+        let toStandardOutput = output == "-"
+        if toStandardOutput {
+            guard !Terminal.stdoutIsTerminal else {
+                Terminal.error("yt-gst: will not write audio to a terminal; redirect standard output")
+                return .failure
+            }
+            signal(SIGPIPE, SIG_IGN)  // a reader that goes away is EPIPE: the recording ends
+        }
+        let terminal = toStandardOutput ? false : Terminal.stdoutIsTerminal
+        let keyboard = interactive && (terminal || toStandardOutput) ? KeyboardInput() : nil
+        let renderer = RecordRenderer(
+            statusLine: status == .auto && terminal && !quiet, json: status == .json,
+            toStandardOutput: toStandardOutput, verbose: verbose)
+        if renderer.showsStatus { configuration.statusInterval = .milliseconds(100) }
+        let session = RecordSession(configuration, observer: renderer.show)
+        let control = session.control
+        let signals = Interrupts.watch { control.stop(.interrupted($0)) }
+        let keys = keyboard.map { keyboard in
+            MainLoop.watch(keyboard.descriptor) {
+                for key in keyboard.keys() { Self.press(key, control: control, renderer: renderer) }
+            }
+        }
+        defer {
+            signals.cancel()
+            keys?.cancel()
+            renderer.clear()
+            keyboard?.restore()
+        }
+        do {
+            let ending = try session.run()
+            renderer.clear()
+            return exitCode(for: ending)
+        } catch {
+            renderer.clear()
+            Terminal.error("yt-gst: \(RecordRenderer.describe(error, verbose: verbose))")
+            return RecordRenderer.exitCode(for: error)
+        }
+    }
+
+    /// What a key does while recording.
+    private static func press(_ key: Key, control: RecordSession.Control, renderer: RecordRenderer) {
+        switch RecordKeys.action(for: key) {
+        case .togglePause?: control.togglePause()
+        case .marker?: control.addMarker()
+        case .quit?: control.stop()
+        case .showKeys?: renderer.showKeys()
+        case nil: break
+        }
+    }
+
+    /// 0, or 130/143 after a signal; a recording that got no audio at all (without --vox) failed.
+    private func exitCode(for ending: RecordSession.Ending) -> ExitCode {
+        if case .stopped(.interrupted(let signal)) = ending.reason { return Interrupts.exitCode(for: signal) }
+        if !ending.receivedAudio && vox == nil {
+            Terminal.error("yt-gst: the source ended before any audio came")
+            return .failure
+        }
+        return .success
+    }
+
+    /// The source: a template's fragment (the session adds the conversion and the appsink) or the whole
+    /// --pipeline, with the --set values as properties.
+    private func resolveSource() throws(UsageError)
+        -> (RecordSession.Configuration.Source, [RecordSession.Configuration.Property])
+    {
+        let values = try PipelineChoice.values(from: settings)
         let resolved: ResolvedPipeline
-        var setsFormat = false
         if let pipeline {
             resolved = try PipelineChoice.instantiate(
-                PipelineTemplate(name: "", contents: pipeline, origin: "--pipeline"),
-                values: PipelineChoice.values(from: settings))
+                PipelineTemplate(name: "", contents: pipeline, origin: "--pipeline"), values: values)
         } else {
-            let library = TemplateLibrary.standard
             let name = source ?? "mic"
             let template =
-                library.template(named: name)
+                TemplateLibrary.standard.template(named: name)
                 ?? PipelineTemplate(name: "", contents: name, origin: "--source")
             guard template.name.isEmpty || !template.text.contains("appsrc") else {
                 throw UsageError(
                     "\"\(name)\" is a playback template; record from a source template (yt-gst pipelines)",
                     showsHelp: false)
             }
-            let sourced = PipelineTemplate(
-                name: template.name, contents: "# \(template.description)\n" + launch(source: template.text),
-                origin: template.origin)
-            resolved = try PipelineChoice.instantiate(sourced, values: PipelineChoice.values(from: settings))
-            setsFormat = true
+            resolved = try PipelineChoice.instantiate(template, values: values)
         }
-        let session = RecordSession(command: self)
-        return session.run(launch: resolved.launch, properties: resolved.properties, setsFormat: setsFormat)
+        let properties = resolved.properties.map {
+            RecordSession.Configuration.Property(element: $0.element, name: $0.property, value: $0.value)
+        }
+        return (pipeline == nil ? .fragment(resolved.launch) : .pipeline(resolved.launch), properties)
     }
+
+    /// The session's configuration from the options.
+    private func configuration(source: RecordSession.Configuration.Source) -> RecordSession.Configuration {
+        let destination: RecordSession.Configuration.Output =
+            output == "-"
+            ? .descriptor(STDOUT_FILENO)
+            : split.map { .files(pattern: SplitName.pattern(for: output), split: $0) } ?? .file(output)
+        var configuration = RecordSession.Configuration(output: destination, source: source)
+        configuration.format = format
+        configuration.rate = rate
+        configuration.channels = channels
+        configuration.duration = duration
+        configuration.maxSize = maxSize
+        configuration.replacesExisting = force
+        configuration.syncInterval = .milliseconds(Int64(syncInterval * 1000))
+        configuration.rf64Threshold = Self.rf64Threshold
+        configuration.info = info
+        configuration.broadcastChunk = bext
+        configuration.software = "yt-gst \(Tool.version)"
+        configuration.voiceActivation = vox.map { .init(threshold: $0, preRoll: preRoll, hang: hang) }
+        return configuration
+    }
+
+    /// $YT_GST_RF64_THRESHOLD: the RIFF size past which files become RF64, lowered by the crash tests so a short
+    /// recording crosses it (unset: 4 GiB, the real limit).
+    static let rf64Threshold: UInt64? = getenv("YT_GST_RF64_THRESHOLD").flatMap { UInt64(String(cString: $0)) }
 }

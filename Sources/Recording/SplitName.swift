@@ -3,9 +3,9 @@ import Glibc
 
 /// File names from a `--split` pattern: `%03d` (a `%`, digits, `d`) is the file's number, every other `%` field is
 /// strftime's, at the time the file starts (memo-%Y%m%d-%H%M%S.wav, take-%03d.wav).
-enum SplitName {
+public enum SplitName {
     /// The name of file `number` (1, 2, ...) starting at `time`.
-    static func name(_ pattern: String, number: Int, time: time_t) -> String {
+    public static func name(_ pattern: String, number: Int, time: time_t) -> String {
         var withCounter = ""
         var rest = Substring(pattern)
         while let percent = rest.firstIndex(of: "%") {
@@ -32,7 +32,7 @@ enum SplitName {
     }
 
     /// A pattern for `base` when it has no field at all: "take.wav" → "take-%03d.wav".
-    static func pattern(for base: String) -> String {
+    public static func pattern(for base: String) -> String {
         guard !base.contains("%") else { return base }
         let slash = base.lastIndex(of: "/")
         if let dot = base.lastIndex(of: "."), slash.map({ dot > $0 }) ?? true, dot != base.startIndex {

@@ -1,0 +1,176 @@
+// yt-gst — one recording: the source pipeline, the appsink pulled in one loop, the file(s), commands and status.
+import AppSrcFeeder
+import Glibc
+import GstPlayer
+
+/// Records from an appsink into crash-safe WAV files (`WAVWriter`).
+///
+/// One loop takes the buffers from the appsink every 50 ms (or sooner for a command or a bus message), measures them
+/// for the meter and voice activation, writes what is wanted (cut to the exact frame at a split, the duration or the
+/// size limit), and between buffers runs commands and reads the bus. Files are created when their first sample
+/// arrives, because the format (the source's own rate and channels, unless asked) is only known then.
+///
+/// ```swift
+/// var configuration = RecordSession.Configuration(output: .file("memo.wav"), source: .fragment("autoaudiosrc"))
+/// configuration.duration = 10
+/// let session = RecordSession(configuration) { event in print(event) }
+/// let ending = try session.run()
+/// ```
+public final class RecordSession {
+    public let configuration: Configuration
+    let observer: (Event) -> Void
+    private let commands = CommandQueue<Command>()
+
+    var format: WAVFormat?
+    var levels: SampleLevels?
+    var gate: VoiceGate?
+    var writer: WAVWriter?
+    var path: String?
+    var files: [String] = []
+    var paused = false
+    /// Bytes taken from the appsink in this turn of the loop, written together.
+    var pending: [UInt8] = []
+    /// Frames written to all files, and to the current one.
+    var framesWritten: UInt64 = 0
+    var framesInFile: UInt64 = 0
+    /// Frames pulled from the source (written or not): the clock of bext times and of split names.
+    var framesSeen: UInt64 = 0
+    /// Wall time of the first sample.
+    var startTime: (seconds: time_t, nanoseconds: Int) = (0, 0)
+    private var nextStatus = ContinuousClock.now
+
+    /// A session that records as `configuration` asks once `run()` is called, reporting to `observer` on the
+    /// thread that runs it.
+    ///
+    /// - Precondition: a split per utterance needs voice activation.
+    public init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
+        if case .files(_, .utterance) = configuration.output {
+            precondition(configuration.voiceActivation != nil, "a split per utterance needs voice activation")
+        }
+        self.configuration = configuration
+        self.observer = observer
+    }
+
+    /// Sends commands from any thread.
+    public var control: Control { Control(queue: commands) }
+
+    /// Records on the calling thread until the source ends, a limit is reached or a `.stop` command comes; the
+    /// current file is finished on every way out, errors included.
+    public func run() throws(RecordingError) -> Ending {
+        if case .file(let path) = configuration.output, !configuration.replacesExisting, access(path, F_OK) == 0 {
+            throw .outputExists(path: path)
+        }
+        let (pipeline, sink) = try startPipeline()
+        defer { _ = try? pipeline.setState(.null) }
+        let result = Result { () throws(RecordingError) in try loop(pipeline: pipeline, sink: sink) }
+        let finishError = finishFile()
+        let reason = try result.get()
+        if let finishError { throw finishError }
+        let ending = Ending(reason: reason, receivedAudio: format != nil, files: files)
+        observer(.ended(ending))
+        return ending
+    }
+
+    /// The pipeline built from the launch string, its properties set, playing.
+    private func startPipeline() throws(RecordingError) -> (Pipeline, AppSink) {
+        let launch = configuration.launch
+        do {
+            let pipeline = try Pipeline(launch: launch)
+            for property in configuration.properties {
+                try pipeline.element(named: property.element).set(property.name, fromString: property.value)
+            }
+            if case .fragment = configuration.source {
+                try pipeline.element(named: Configuration.formatFilter).set("caps", fromString: configuration.sinkCaps)
+            }
+            let sink = try pipeline.appSink(named: "sink")
+            // READY first: autoaudiosrc creates its real source then, and its period can still be set.
+            _ = try pipeline.setState(.ready)
+            Self.askForLongerPeriods(pipeline, launch: launch)
+            _ = try pipeline.setState(.playing)
+            return (pipeline, sink)
+        } catch {
+            throw .pipeline(error, launch: launch)
+        }
+    }
+
+    /// Pulls and writes until a command, the source's end, a limit or an error stops the recording.
+    private func loop(pipeline: Pipeline, sink: AppSink) throws(RecordingError) -> Ending.Reason {
+        while true {
+            if let reason = runCommands() { return reason }
+            if let reason = try readBus(pipeline) { return reason }
+            // Everything the appsink holds, then sleep until a command, a message or the next 50 ms: waking once
+            // per buffer (every 10 ms from pulsesrc) would cost more CPU than the writing itself.
+            while let sample = sink.pull(timeout: .zero, includingCaps: format == nil) { try take(sample) }
+            if try flush() { return .limitReached }
+            if sink.isEndOfStream { return .sourceEnded }
+            reportStatus()
+            MainLoop.wait(for: [pipeline.busDescriptor], until: .now + .milliseconds(50))
+        }
+    }
+
+    /// Runs the commands sent since the last turn; the reason to end when one was `.stop`.
+    private func runCommands() -> Ending.Reason? {
+        for command in commands.take() {
+            switch command {
+            case .pause: paused = true
+            case .resume: paused = false
+            case .togglePause: paused.toggle()
+            case .marker: addMarker()
+            case .stop(let reason): return .stopped(reason)
+            }
+        }
+        return nil
+    }
+
+    /// A cue point at the current end of the current file (none before the first file, or in a full marker area).
+    private func addMarker() {
+        guard let writer, let format, (try? writer.addMarker()) != nil else { return }
+        observer(
+            .markerAdded(
+                number: writer.markerPositions.count, seconds: Double(framesInFile) / Double(format.sampleRate)))
+    }
+
+    /// The messages on the bus; the reason to end at end of stream.
+    private func readBus(_ pipeline: Pipeline) throws(RecordingError) -> Ending.Reason? {
+        while let message = pipeline.nextMessage(timeout: .zero) {
+            switch message {
+            case .error(let error): throw .sourceFailed(error)
+            case .endOfStream: return .sourceEnded
+            case .warning(let warning): observer(.warning(warning))
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// A `.status` event when one is due.
+    private func reportStatus() {
+        guard let interval = configuration.statusInterval, ContinuousClock.now >= nextStatus else { return }
+        nextStatus = .now + interval
+        var readings: [SampleLevels.Reading] = []
+        if var levels {
+            readings = levels.readings
+            levels.reset()
+            self.levels = levels
+        }
+        let state: Status.State = paused ? .paused : gate.map { $0.isOpen ? .recording : .waiting } ?? .recording
+        observer(
+            .status(
+                Status(
+                    state: state, file: path,
+                    seconds: format.map { Double(framesWritten) / Double($0.sampleRate) } ?? 0,
+                    bytes: writer?.fileLength ?? 0, files: files.count, markers: writer?.markerPositions.count ?? 0,
+                    levels: readings)))
+    }
+
+    /// Audio sources (pulsesrc, alsasrc: any element with `latency-time`) are asked for 50 ms periods instead of
+    /// their 10 ms default, unless the launch string sets one: a recorder needs no low latency (the meter shows 10
+    /// readings a second), and five times fewer buffers through the sound server, GStreamer and the writer cost
+    /// well under half the CPU.
+    private static func askForLongerPeriods(_ pipeline: Pipeline, launch: String) {
+        guard !launch.contains("latency-time") else { return }
+        for element in pipeline.allElements() where element.hasProperty("latency-time") {
+            try? element.set("latency-time", fromString: "50000")
+        }
+    }
+}
