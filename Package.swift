@@ -47,7 +47,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(gstreamer.includes.flatMap { ["-Xcc", "-I\($0)"] })],
             linkerSettings: [.linkedLibrary("m"), .unsafeFlags(gstreamer.libraryPaths.map { "-L\($0)" })]
                 + gstreamer.libraries.map { .linkedLibrary($0) }),
-        // WAV reading (pure Swift) and the need-data feeder that pushes it into an appsrc.
+        // WAV reading (pure Swift), the need-data feeder that pushes it into an appsrc, and playback sessions.
         .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
         // The command-line tool. Release builds link the Swift runtime and libstdc++ statically with lld (see
         // scripts/static-libstdc++), with packed relative relocations (glibc 2.36+) and the functions a run uses laid
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
-        .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "GstPlayer", "TestSupport"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
