@@ -1,7 +1,7 @@
 // yt-gst — pipeline templates: placeholders taken out of the launch text and set as properties, every shipped
 // template parses, and the built-in copies match pipelines/.
-import Foundation
 import AppSrcFeeder
+import Foundation
 import GstPlayer
 import TestSupport
 import Testing

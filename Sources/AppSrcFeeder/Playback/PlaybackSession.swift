@@ -45,7 +45,8 @@ public final class PlaybackSession {
         case stopped(StopReason)
     }
 
-    /// A session for `configuration`; nothing is opened until `run()`. `observer` gets every event, on `run()`'s thread.
+    /// A session for `configuration`; nothing is opened until `run()`. `observer` gets every event, on the thread
+    /// that runs it.
     public init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
         self.configuration = configuration
         self.control = Control(commands: CommandQueue())
@@ -86,9 +87,8 @@ public final class PlaybackSession {
     /// first play reuses it), and checks that an autoaudiosink has somewhere to play.
     private func prepareOutput() throws(PlaybackError) {
         do { try player.prepare() } catch { throw .launch(launch, error) }
-        if Launch.elements(in: launch).contains(where: { $0.factory == "autoaudiosink" }) && Gst.audioOutputs().isEmpty {
-            throw .noAudioOutput
-        }
+        let needsOutput = Launch.elements(in: launch).contains { $0.factory == "autoaudiosink" }
+        if needsOutput && Gst.audioOutputs().isEmpty { throw .noAudioOutput }
     }
 
     /// Plays pipeline after pipeline from `first`: on to the handoff (a file that needs another decoder) or past a
