@@ -98,9 +98,9 @@ struct PlayCommand {
         start = try parsed.time("start")
         end = try parsed.time("end")
         if let start, let end, end <= start { throw UsageError("--end must come after --start") }
-        volume = try parsed.number("volume", in: 0...1.5)
+        volume = try parsed.number("volume", in: PlaybackSession.volumeRange)
         muted = parsed.flags.contains("mute")
-        rate = try parsed.number("rate", in: 0.25...4) ?? 1
+        rate = try parsed.number("rate", in: PlaybackSession.rateRange) ?? 1
         shuffle = parsed.flags.contains("shuffle")
         loopCount = parsed.flags.contains("loop") ? (try parsed.integer("loop", in: 1...1_000_000) ?? 0) : nil
         loopFile = parsed.flags.contains("loop-file")
