@@ -48,7 +48,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(gstreamer.includes.flatMap { ["-Xcc", "-I\($0)"] })],
             linkerSettings: [.linkedLibrary("m"), .unsafeFlags(gstreamer.libraryPaths.map { "-L\($0)" })]
                 + gstreamer.libraries.map { .linkedLibrary($0) }),
-        // WAV reading (pure Swift) and the need-data feeder that pushes it into an appsrc.
+        // WAV reading (pure Swift), the need-data feeder that pushes it into an appsrc, and playback sessions.
         .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
         // Recording sessions: an appsink's audio into crash-safe WAV files, with levels, voice activation, splits.
         .target(name: "Recording", dependencies: ["AppSrcFeeder", "GstPlayer"]),
@@ -78,7 +78,8 @@ let package = Package(
         .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
-        .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "GstPlayer", "Recording", "TestSupport"]),
+        .testTarget(
+            name: "CommandLineTests", dependencies: ["yt-gst", "AppSrcFeeder", "GstPlayer", "Recording", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

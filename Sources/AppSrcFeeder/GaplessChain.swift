@@ -96,6 +96,15 @@ public final class GaplessChain: Feeder, Sendable {
         public var warnings: [String] = []
     }
 
+    /// A file that could not be opened.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        /// Why: the file's `WAVError` (or what another opener threw).
+        public var error: any Error
+        /// "path: problem", the line a program prefixes with its own name.
+        public var description: String { "\(path): \(error)" }
+    }
+
     /// A file opened and ready to feed.
     private struct Opened {
         var feeder: WAVFeeder
@@ -124,7 +133,7 @@ public final class GaplessChain: Feeder, Sendable {
         var feedAgain = false
         var ending: Ending?
         var segments: [Segment] = []
-        var failures: [String] = []
+        var failures: [Failure] = []
         var emptyFiles: [EmptyFile] = []
         /// Set by `jump` and taken by the seek it makes: where that seek goes.
         var jump: (position: Int, fileTime: ClockTime?)?
@@ -208,8 +217,8 @@ public final class GaplessChain: Feeder, Sendable {
     /// The launch text of the decoder the current file needs (`WAVFeeder.decoder`); `decodebin` before `prepare(at:)`.
     public var decoder: String { state.withLock { $0.current?.decoder ?? "decodebin" } }
 
-    /// Lines "path: problem" for files that could not be opened since the last call.
-    public func takeFailures() -> [String] {
+    /// The files that could not be opened since the last call.
+    public func takeFailures() -> [Failure] {
         state.withLock { state in
             defer { state.failures = [] }
             return state.failures
@@ -463,7 +472,7 @@ public final class GaplessChain: Feeder, Sendable {
                     path: path, cutAway: feeder.file.frameCount > 0, warnings: feeder.file.warnings)
                 state.withLock { $0.emptyFiles.append(empty) }
             } catch {
-                state.withLock { $0.failures.append("\(path): \(error)") }
+                state.withLock { $0.failures.append(Failure(path: path, error: error)) }
             }
             // A repeated file repeats only while it plays; one with nothing to play gives way to the next.
             position += 1

@@ -11,35 +11,15 @@ public protocol Feeder: AnyObject, Sendable {
     func attach(to appSource: any AppSourceProtocol) throws(GstError)
 }
 
-/// What a player reports while it plays.
-public enum PlayerEvent: Sendable {
-    /// The pipeline reached a new state.
-    case stateChanged(State)
-    /// Everything was played, up to the last sample.
-    case endOfStream
-    /// Playback failed; the player has stopped (unless the error was contained in a branch: see `errorIsContained`).
-    case error(GstError)
-    /// A problem an element works around.
-    case warning(GstError)
-    /// Metadata found in the stream.
-    case tags([Message.Tag])
-    /// A segment seek reached its stop position: loop back with another segment seek, or end.
-    case segmentDone
-    /// A message the application posted to itself (see `post(_:)`).
-    case application(String)
-    /// An element message (level meter readings, network timeouts).
-    case element(Structure)
-}
-
 /// Plays one source at a time through a pipeline built from a launch string.
 ///
 /// Shaped after the iOS player's manager, without its faults: playing while something plays restarts cleanly,
 /// end of stream is reported only after the sink has played the last sample, and `stop()` (or releasing the player)
 /// releases every GStreamer resource. Use it from one thread: it is the control side, not a callback target.
 public final class Player {
-    /// The launch string each play builds its pipeline from; it must contain `appsrc name=<appSourceName>`.
-    /// Change it between plays (e.g. to put a decoder in for a compressed file).
-    public var launch: String
+    /// The launch string plays build their pipeline from unless `play` is given another (e.g. with a decoder put in
+    /// for a compressed file); it must contain `appsrc name=<appSourceName>`.
+    public let launch: String
     /// The `name` of the appsrc in `launch` that each feeder feeds ("src" by default).
     public let appSourceName: String
     /// The pipeline of the current play, if any.
@@ -51,7 +31,7 @@ public final class Player {
     public var errorIsContained: (GstError) -> Bool = { _ in false }
     /// Sets properties on each new pipeline after parsing (e.g. template values), before it leaves NULL.
     private let configure: (Pipeline) throws(GstError) -> Void
-    /// The pipeline `prepare()` built, kept for the next play while `launch` is unchanged.
+    /// The pipeline `prepare()` built, kept for the next play through the same launch string.
     private var prepared: (launch: String, pipeline: Pipeline)?
 
     /// A player for pipelines built from `launch`; nothing is parsed until `prepare()` or the first `play`.
@@ -73,18 +53,19 @@ public final class Player {
 
     deinit { stop() }
 
-    /// Starts playing `feeder`, stopping whatever played before.
+    /// Starts playing `feeder` through a pipeline built from `launch` (the player's own when nil), stopping whatever
+    /// played before.
     ///
     /// With `start` or `stop`, the pipeline prerolls first and seeks, so not a sample outside them is heard.
     /// Returns once the pipeline is on its way to PLAYING; errors while prerolling arrive as `.error` events.
     /// - Throws: parse errors, a missing appsrc, or a state change the pipeline refused.
     public func play(
-        _ feeder: some Feeder, from start: ClockTime? = nil, to stop: ClockTime? = nil
+        _ feeder: some Feeder, launch: String? = nil, from start: ClockTime? = nil, to stop: ClockTime? = nil
     )
         throws(GstError)
     {
         self.stop()
-        let pipeline = try makePipeline()
+        let pipeline = try makePipeline(launch ?? self.launch)
         try feeder.attach(to: pipeline.appSource(named: appSourceName))
         self.pipeline = pipeline
         self.feeder = feeder
@@ -103,14 +84,14 @@ public final class Player {
     }
 
     /// Builds the pipeline ahead of the first play, so that a bad launch string fails before any file is opened;
-    /// the next `play` uses it when `launch` has not changed since.
+    /// the next `play` uses it when it plays through `launch`.
     /// - Throws: parse errors, errors from `configure`, or a missing appsrc.
     public func prepare() throws(GstError) {
-        prepared = (launch, try makePipeline())
+        prepared = (launch, try makePipeline(launch))
     }
 
     /// The prepared pipeline, or a new one parsed from `launch`, its appsrc checked, configured.
-    private func makePipeline() throws(GstError) -> Pipeline {
+    private func makePipeline(_ launch: String) throws(GstError) -> Pipeline {
         defer { prepared = nil }
         if let prepared, prepared.launch == launch { return prepared.pipeline }
         let pipeline = try Pipeline(launch: launch)
@@ -168,7 +149,7 @@ public final class Player {
         try element.set("mute", fromString: muted ? "true" : "false")
     }
 
-    /// Posts an application message that comes back as `.application(name)` from `nextEvent`, in order with
+    /// Posts an application message that comes back as `.application` from `nextEvent`, in order with
     /// the pipeline's own events. Safe from any thread that holds the pipeline (e.g. a signal handler's queue).
     public func post(_ name: String) { pipeline?.postApplicationMessage(named: name) }
 
@@ -176,34 +157,31 @@ public final class Player {
     /// nothing plays. Poll it, then take the events with `nextEvent(timeout: .zero)`.
     public var eventDescriptor: Int32? { pipeline?.busDescriptor }
 
-    /// Waits up to `timeout` for the next event of the current play; nil on timeout or when nothing plays.
+    /// Waits up to `timeout` for the next message of the current play that matters to its controller; nil on timeout
+    /// or when nothing plays.
     ///
-    /// State changes of elements inside the pipeline are left out; the pipeline's own are reported.
-    /// An error stops the player before it is returned, unless `errorIsContained`.
-    public func nextEvent(timeout: Duration) -> PlayerEvent? {
+    /// State changes of elements inside the pipeline, `.asyncDone` and `.other` messages are left out; the pipeline's
+    /// own state changes are reported. An error stops the player before it is returned, unless `errorIsContained`.
+    public func nextEvent(timeout: Duration) -> Message? {
         guard let pipeline else { return nil }
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard let message = pipeline.nextMessage(timeout: max(remaining, .zero)) else { return nil }
-            if let event = event(for: message) { return event }
+            if reports(message) { return message }
             if remaining <= .zero { return nil }
         }
     }
 
-    private func event(for message: Message) -> PlayerEvent? {
+    /// Whether `message` is an event of the player (stopping it first on an error that is not contained).
+    private func reports(_ message: Message) -> Bool {
         switch message {
-        case .endOfStream: return .endOfStream
         case .error(let error):
             if !errorIsContained(error) { stop() }
-            return .error(error)
-        case .warning(let warning): return .warning(warning)
-        case .stateChanged(_, let new, _, let isPipeline): return isPipeline ? .stateChanged(new) : nil
-        case .tags(let tags): return .tags(tags)
-        case .application(let structure): return .application(structure.name)
-        case .element(let structure): return .element(structure)
-        case .segmentDone: return .segmentDone
-        case .asyncDone, .other: return nil
+            return true
+        case .stateChanged(_, _, _, let isPipeline): return isPipeline
+        case .asyncDone, .other: return false
+        case .endOfStream, .warning, .tags, .application, .element, .segmentDone: return true
         }
     }
 

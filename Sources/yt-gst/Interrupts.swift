@@ -20,10 +20,21 @@ enum Interrupts {
         return (ends[0], ends[1])
     }()
 
-    /// Empties the pipe whenever a signal wrote into it: the flag is what loops read, the pipe only wakes them.
+    /// Empties the pipe whenever a signal wrote into it: the flag is what loops read, the pipe only wakes them (and
+    /// calls the handler given to `onSignal`).
     private static let wakeWatch = MainLoop.watch(wakePipe.read) {
         var bytes = [UInt8](repeating: 0, count: 16)
         while read(Interrupts.wakePipe.read, &bytes, bytes.count) > 0 {}
+        if let signal = pending { handler.withLock { $0 }?(signal) }
+    }
+    /// What `onSignal` asked to run when a signal comes.
+    private static let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+
+    /// Runs `handler` on the loop's thread when SIGINT or SIGTERM comes (at once when one has come already), e.g. to
+    /// send a session its stop command.
+    static func onSignal(_ handler: @escaping @Sendable (Int32) -> Void) {
+        self.handler.withLock { $0 = handler }
+        if let signal = pending { handler(signal) }
     }
 
     static func install() {
@@ -41,15 +52,6 @@ enum Interrupts {
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
-    }
-
-    /// Calls `handler` with the signal, on the loop's thread, once SIGINT or SIGTERM has come (at once if one came
-    /// already): a command turns it into its session's stop command. Keep the watch while it should be called.
-    static func watch(_ handler: @escaping (Int32) -> Void) -> MainLoop.Watch {
-        if let signal = pending { handler(signal) }
-        return MainLoop.watch(wakePipe.read) {
-            if let signal = Interrupts.pending { handler(signal) }
-        }
     }
 
     /// The pending signal (SIGINT or SIGTERM), if one came.

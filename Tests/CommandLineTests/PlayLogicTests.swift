@@ -1,4 +1,5 @@
 // yt-gst — the command line's pure logic: keys, times, natural order, playlists, argument parsing, status text.
+import AppSrcFeeder
 import GstPlayer
 import Testing
 
@@ -102,7 +103,7 @@ import Testing
 
 @Suite struct StatusTests {
     let snapshot = PlaybackSnapshot(
-        state: "playing", file: "/music/some rather long file name.wav", index: 1, count: 12, position: 83.4,
+        state: .playing, file: "/music/some rather long file name.wav", index: 1, count: 12, position: 83.4,
         duration: 240, volume: 0.8, muted: false, rate: 1.25, loopA: 10, loopB: 20,
         levels: [ChannelLevel(peak: -3, rms: -12.34), ChannelLevel(peak: -60, rms: -.infinity)])
 

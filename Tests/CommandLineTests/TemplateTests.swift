@@ -1,5 +1,6 @@
 // yt-gst — pipeline templates: placeholders taken out of the launch text and set as properties, every shipped
 // template parses, and the built-in copies match pipelines/.
+import AppSrcFeeder
 import Foundation
 import GstPlayer
 import TestSupport
@@ -143,7 +144,7 @@ import Testing
             }
             let pipeline = try parsed.get()
             if isSource { _ = try pipeline.appSink(named: "sink") } else { _ = try pipeline.appSource(named: "src") }
-            try PlaybackSession.apply(resolved.properties, to: pipeline)
+            try pipeline.apply(resolved.properties)
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
     init() { Gst.initialize() }
 
     /// Waits for end of stream or an error; fails the test on timeout.
-    func waitForEnd(_ player: Player, timeout: Duration = .seconds(10)) throws -> PlayerEvent? {
+    func waitForEnd(_ player: Player, timeout: Duration = .seconds(10)) throws -> Message? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             switch player.nextEvent(timeout: .milliseconds(50)) {
@@ -96,7 +96,9 @@ import Testing
         player.post("yt-gst/key")
         var names: [String] = []
         for _ in 0..<40 {
-            if case .application(let name)? = player.nextEvent(timeout: .milliseconds(50)) { names.append(name) }
+            if case .application(let message)? = player.nextEvent(timeout: .milliseconds(50)) {
+                names.append(message.name)
+            }
         }
         #expect(names == ["yt-gst/key"])
     }

@@ -14,12 +14,12 @@ public enum Harness {
     public static func play(
         _ source: some Feeder, launch: String, timeout: Duration = .seconds(20),
         whilePlaying: (Player) throws -> Void = { _ in }
-    ) throws -> [PlayerEvent] {
+    ) throws -> [Message] {
         let player = Player(launch: launch)
         defer { player.stop() }
         try player.play(source)
         try whilePlaying(player)
-        var events: [PlayerEvent] = []
+        var events: [Message] = []
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             guard let event = player.nextEvent(timeout: .milliseconds(50)) else { continue }

@@ -126,7 +126,7 @@ final class BroadcastSession {
             return .failure
         }
         self.chain = chain
-        player.launch =
+        let launch =
             chain.needsDecoder
             ? Launch.insertingDecoder(afterSource: "src", in: plan.launch, decoder: chain.decoder) : plan.launch
         mounts = Dictionary(
@@ -135,7 +135,7 @@ final class BroadcastSession {
         furthest = nil
         for playlist in playlists { playlist.pipelineStarts() }
         do {
-            try player.play(chain, from: place.fileTime)
+            try player.play(chain, launch: launch, from: place.fileTime)
         } catch {
             report("yt-gst: \(command.describe(error))")
             return .failure
@@ -242,7 +242,7 @@ final class BroadcastSession {
 
     // MARK: Events
 
-    private func handle(_ event: PlayerEvent) -> ExitCode? {
+    private func handle(_ event: Message) -> ExitCode? {
         switch event {
         case .endOfStream:
             if let handoff = chain?.handoff {

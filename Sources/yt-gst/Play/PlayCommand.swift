@@ -98,9 +98,9 @@ struct PlayCommand {
         start = try parsed.time("start")
         end = try parsed.time("end")
         if let start, let end, end <= start { throw UsageError("--end must come after --start") }
-        volume = try parsed.number("volume", in: 0...1.5)
+        volume = try parsed.number("volume", in: PlaybackSession.volumeRange)
         muted = parsed.flags.contains("mute")
-        rate = try parsed.number("rate", in: 0.25...4) ?? 1
+        rate = try parsed.number("rate", in: PlaybackSession.rateRange) ?? 1
         shuffle = parsed.flags.contains("shuffle")
         loopCount = parsed.flags.contains("loop") ? (try parsed.integer("loop", in: 1...1_000_000) ?? 0) : nil
         loopFile = parsed.flags.contains("loop-file")
@@ -126,38 +126,60 @@ struct PlayCommand {
         try checkPipes(in: files)
         let keyboard =
             interactive && Terminal.stdoutIsTerminal ? KeyboardInput(stdinIsAudio: files.contains("-")) : nil
-        let showsStatusLine = status == .auto && Terminal.stdoutIsTerminal && !quiet
-        let processing = Processing(
-            volume: keyboard != nil || volume != nil || muted, tempo: keyboard != nil || rate != 1,
-            level: showsStatusLine || status == .json)
-        let launch = processing.inserted(into: resolved.launch)
+        let renderer = PlaybackRenderer(
+            statusLine: status == .auto && Terminal.stdoutIsTerminal && !quiet, json: status == .json, quiet: quiet,
+            verbose: verbose)
         let session = PlaybackSession(
-            command: self, files: files, launch: launch, properties: resolved.properties, keyboard: keyboard,
-            statusLine: showsStatusLine)
-        // The files' own errors come first; the pipeline and the output matter only when something can play.
-        guard session.openFirstFile() else {
+            configuration(files: files, pipeline: resolved, keys: keyboard != nil, showsStatus: renderer.showsStatus),
+            observer: renderer.render)
+        let control = session.control
+        let keys = keyboard.map { KeyControl($0, control: control, renderer: renderer, start: start) }
+        Interrupts.onSignal { control.stop(.interrupted(signal: $0)) }
+        // The one place the terminal is put back, whichever way playback ends.
+        defer {
+            keys?.stop()
+            renderer.finish()
             keyboard?.restore()
-            // Ctrl-C while waiting for a pipe's header ends that wait (and says so): the exit code is the signal's.
-            return Interrupts.pending.map(Interrupts.exitCode(for:)) ?? .failure
         }
         do {
-            // Once before any file, so a bad string is one error, not one per file; the first play reuses it.
-            try session.prepare()
+            return Self.exitCode(for: try session.run())
         } catch {
-            keyboard?.restore()
-            let problem = Self.problem(error, launch: launch)
-            Terminal.error("yt-gst: \(problem.message)")
-            return problem.code
-        }
-        if Launch.elements(in: launch).contains(where: { $0.factory == "autoaudiosink" }) && Gst.audioOutputs().isEmpty
-        {
-            keyboard?.restore()
-            Terminal.error(
-                "yt-gst: no audio output available (no PulseAudio server or sound card found); "
-                    + "choose another with --sink, e.g. --sink null")
+            Terminal.error("yt-gst: \(renderer.describe(error))")
+            if case .launch(let launch, let error) = error { return Self.problem(error, launch: launch).code }
             return .failure
         }
-        return session.run()
+    }
+
+    /// What the session plays and how, from the options: the pipeline gets a volume control and scaletempo when the
+    /// keys may need them, a level meter when the status shows it.
+    private func configuration(
+        files: [String], pipeline: ResolvedPipeline, keys: Bool, showsStatus: Bool
+    ) -> PlaybackSession.Configuration {
+        var configuration = PlaybackSession.Configuration(files: files, launch: pipeline.launch)
+        configuration.properties = pipeline.properties
+        configuration.processing = Processing(
+            volume: keys || volume != nil || muted, tempo: keys || rate != 1, level: showsStatus)
+        configuration.shuffle = shuffle
+        configuration.passes = loopCount.map { $0 == 0 ? nil : $0 } ?? 1
+        configuration.repeatEachFile = loopFile
+        configuration.start = start
+        configuration.end = end
+        configuration.volume = volume
+        configuration.muted = muted
+        configuration.rate = rate
+        configuration.chunkMilliseconds = chunkMilliseconds
+        configuration.buffers = buffers
+        configuration.statusInterval = showsStatus ? .milliseconds(100) : nil
+        return configuration
+    }
+
+    /// 0 when everything played (or the listener quit), 1 when a file failed, the signal's code after one.
+    static func exitCode(for ending: PlaybackSession.Ending) -> ExitCode {
+        switch ending {
+        case .finished(let filesFailed), .stopped(.requested, let filesFailed): filesFailed ? .failure : .success
+        case .stopped(.interrupted(let signal), _): Interrupts.exitCode(for: signal)
+        case .failed: .failure
+        }
     }
 
     /// A pipe (stdin, a FIFO, a device) plays once and forward only: the options that replay a file or seek in it

@@ -20,14 +20,3 @@ enum PlayerAction: Equatable {
     case showKeys
     case quit
 }
-
-extension PlayerAction {
-    /// Whether the action moves within the playing file (or replays it), which a pipe cannot do: seeks, back to the
-    /// start, a rate change (a seek at the new rate), the A-B loop and go-to. Next and previous file can.
-    var seeks: Bool {
-        switch self {
-        case .seek, .restart, .rate, .loopPoint, .beginGoto: true
-        default: false
-        }
-    }
-}

@@ -1,9 +1,10 @@
 // yt-gst — what the player shows: the status line on a terminal, or one JSON object per line for programs.
+import AppSrcFeeder
 
 enum StatusView {
     /// The status line, fitted to `width` columns: less important parts go first when space is short.
     static func line(_ s: PlaybackSnapshot, width: Int) -> String {
-        let symbol = s.state == "paused" ? "||" : s.state == "playing" ? "> " : "  "
+        let symbol = s.state == .paused ? "||" : "> "
         let times = "\(TimeText.format(s.position)) / \(TimeText.format(s.duration))"
         let counter = s.count > 1 ? " (\(s.index + 1)/\(s.count))" : ""
         let volume = s.muted ? "muted" : "vol \(Int((s.volume * 100).rounded()))%"
@@ -35,7 +36,7 @@ enum StatusView {
     /// One JSON object for `--status json`.
     static func json(_ s: PlaybackSnapshot) -> String {
         var fields: [(String, String)] = [
-            ("state", JSON.string(s.state)), ("file", JSON.string(s.file)), ("index", "\(s.index + 1)"),
+            ("state", JSON.string(s.state.rawValue)), ("file", JSON.string(s.file)), ("index", "\(s.index + 1)"),
             ("count", "\(s.count)"), ("position", number(s.position)), ("duration", number(s.duration)),
             ("volume", number(s.volume)), ("muted", s.muted ? "true" : "false"), ("rate", number(s.rate)),
         ]

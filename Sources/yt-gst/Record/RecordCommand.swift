@@ -178,14 +178,13 @@ struct RecordCommand {
         if renderer.showsStatus { configuration.statusInterval = .milliseconds(100) }
         let session = RecordSession(configuration, observer: renderer.show)
         let control = session.control
-        let signals = Interrupts.watch { control.stop(.interrupted($0)) }
+        Interrupts.onSignal { control.stop(.interrupted($0)) }
         let keys = keyboard.map { keyboard in
             MainLoop.watch(keyboard.descriptor) {
                 for key in keyboard.keys() { Self.press(key, control: control, renderer: renderer) }
             }
         }
         defer {
-            signals.cancel()
             keys?.cancel()
             renderer.clear()
             keyboard?.restore()

@@ -1,4 +1,5 @@
 // yt-gst — a named pipeline template: a description line, a launch string, and ${placeholders} for user values.
+import AppSrcFeeder
 import GstPlayer
 
 /// A `pipelines/NAME.pipeline` file.

@@ -1,12 +1,9 @@
 // yt-gst — a pipeline after its options are resolved: launch text and the properties to set.
+import GstPlayer
 
 /// A pipeline ready to build: launch text without placeholders, and the values to set on its elements.
 struct ResolvedPipeline: Equatable {
-    struct Property: Equatable {
-        var element: String
-        var property: String
-        var value: String
-    }
+    typealias Property = PropertySetting
 
     var launch: String
     var properties: [Property]

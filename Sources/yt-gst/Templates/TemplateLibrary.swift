@@ -1,4 +1,5 @@
 // yt-gst — where templates are found: $YT_GST_PIPELINES, the user's config, the installed share dir, built-ins.
+import AppSrcFeeder
 
 struct TemplateLibrary {
     /// Folders searched in order; the first template of a name wins.

@@ -1,8 +1,8 @@
 // yt-gst — file names sorted the way people count.
 
 /// "track2" before "track10": digit runs compare as numbers, letters without regard to case.
-enum NaturalOrder {
-    static func less(_ a: String, _ b: String) -> Bool {
+public enum NaturalOrder {
+    public static func less(_ a: String, _ b: String) -> Bool {
         var i = a.unicodeScalars.makeIterator()
         var j = b.unicodeScalars.makeIterator()
         var x = i.next()

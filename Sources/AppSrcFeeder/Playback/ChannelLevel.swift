@@ -2,12 +2,17 @@
 import GstPlayer
 
 /// Peak and RMS of one channel in dBFS, from the level element.
-struct ChannelLevel: Equatable {
-    var peak: Double
-    var rms: Double
+public struct ChannelLevel: Sendable, Equatable {
+    public var peak: Double
+    public var rms: Double
+
+    public init(peak: Double, rms: Double) {
+        self.peak = peak
+        self.rms = rms
+    }
 
     /// The readings of a `level` element message: one peak and one RMS per channel.
-    static func parse(_ structure: Structure) -> [ChannelLevel]? {
+    public static func parse(_ structure: Structure) -> [ChannelLevel]? {
         guard structure.name == "level", let rms = structure.numbers("rms"), let peak = structure.numbers("peak"),
             rms.count == peak.count
         else { return nil }

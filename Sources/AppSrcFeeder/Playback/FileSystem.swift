@@ -1,9 +1,9 @@
-// yt-gst — the few file-system calls the CLI needs, on Glibc (Foundation costs start-up time).
+// yt-gst — the few file-system calls playlists and the CLI need, on Glibc (Foundation costs start-up time).
 import Glibc
 
-enum FileSystem {
+package enum FileSystem {
     /// The whole text of a small file (templates, playlists), or nil when it cannot be read.
-    static func readText(_ path: String, limit: Int = 4 << 20) -> String? {
+    package static func readText(_ path: String, limit: Int = 4 << 20) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -18,9 +18,9 @@ enum FileSystem {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    enum EntryKind { case file, directory, other, missing }
+    package enum EntryKind { case file, directory, other, missing }
 
-    static func kind(of path: String) -> EntryKind {
+    package static func kind(of path: String) -> EntryKind {
         var info = stat()
         guard stat(path, &info) == 0 else { return .missing }
         switch info.st_mode & S_IFMT {
@@ -31,7 +31,7 @@ enum FileSystem {
     }
 
     /// Names in a directory (no "." or ".."), unsorted; [] when it cannot be read.
-    static func list(_ directory: String) -> [String] {
+    package static func list(_ directory: String) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -44,10 +44,10 @@ enum FileSystem {
         return names
     }
 
-    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    package static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// The running executable's path (/proc/self/exe), for finding the installed share directory beside it.
-    static var executablePath: String? {
+    package static var executablePath: String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }
@@ -55,12 +55,12 @@ enum FileSystem {
     }
 
     /// `path` joined to `base` unless it is absolute.
-    static func resolve(_ path: String, against base: String) -> String {
+    package static func resolve(_ path: String, against base: String) -> String {
         path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
     }
 
     /// Everything before the last "/" ("." when there is none).
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

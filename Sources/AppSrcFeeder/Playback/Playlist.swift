@@ -1,12 +1,13 @@
 // yt-gst — what to play: files, directories (recursively, WAVs, natural order) and m3u/m3u8/pls playlists.
 
-enum Playlist {
+/// The files a list of arguments names, as `play` expands them.
+public enum Playlist {
     /// Extensions of files a directory walk picks up.
-    static let audioExtensions: Set<String> = ["wav", "wave", "bwf", "rf64", "w64"]
+    public static let audioExtensions: Set<String> = ["wav", "wave", "bwf", "rf64", "w64"]
 
     /// Expands command-line arguments into the files to play, in order. Paths that do not exist stay in the list,
     /// so that playing them reports the error and the rest goes on. Problems with playlists come back as warnings.
-    static func expand(_ arguments: [String]) -> (files: [String], warnings: [String]) {
+    public static func expand(_ arguments: [String]) -> (files: [String], warnings: [String]) {
         var files: [String] = []
         var warnings: [String] = []
         for argument in arguments { add(argument, to: &files, warnings: &warnings, depth: 0) }
@@ -40,16 +41,16 @@ enum Playlist {
         }
     }
 
-    static func isPlaylist(_ path: String) -> Bool { ["m3u", "m3u8", "pls"].contains(fileExtension(path)) }
+    public static func isPlaylist(_ path: String) -> Bool { ["m3u", "m3u8", "pls"].contains(fileExtension(path)) }
 
-    static func fileExtension(_ path: String) -> String {
+    public static func fileExtension(_ path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return name[name.index(after: dot)...].lowercased()
     }
 
     /// Every audio file under `directory`, in natural order of their paths.
-    static func walk(_ directory: String) -> [String] {
+    public static func walk(_ directory: String) -> [String] {
         var found: [String] = []
         var pending = [directory]
         var visited = 0
@@ -68,7 +69,7 @@ enum Playlist {
     }
 
     /// Entries of an m3u/m3u8 playlist: every line that is not blank or a comment (#EXTINF and friends).
-    static func parseM3U(_ text: String) -> [String] {
+    public static func parseM3U(_ text: String) -> [String] {
         text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
             .map { String($0).trimmingWhitespace }
             .map { $0.hasPrefix("\u{FEFF}") ? String($0.dropFirst()) : $0 }
@@ -77,7 +78,7 @@ enum Playlist {
     }
 
     /// Entries of a pls playlist: `FileN=path`, in the order of N.
-    static func parsePLS(_ text: String) -> [String] {
+    public static func parsePLS(_ text: String) -> [String] {
         var numbered: [(Int, String)] = []
         for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
             let trimmed = String(line).trimmingWhitespace
