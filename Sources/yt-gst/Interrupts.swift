@@ -20,10 +20,22 @@ enum Interrupts {
         return (ends[0], ends[1])
     }()
 
-    /// Empties the pipe whenever a signal wrote into it: the flag is what loops read, the pipe only wakes them.
+    /// Empties the pipe whenever a signal wrote into it (the flag is what loops read, the pipe only wakes them),
+    /// and hands the signal to the session it is forwarded to.
     private static let wakeWatch = MainLoop.watch(wakePipe.read) {
         var bytes = [UInt8](repeating: 0, count: 16)
         while read(Interrupts.wakePipe.read, &bytes, bytes.count) > 0 {}
+        if let signal = pending { forwarded.withLock { $0 }?(signal) }
+    }
+
+    /// Where signals go as commands (a library session's `control.stop`), on the loop's thread.
+    private static let forwarded = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+
+    /// Turns every signal from now on into a call of `stop` on the loop's thread (from `MainLoop.wait`), and one
+    /// that came already into a call now: a library session never reads `pending`, it is sent a command.
+    static func forward(to stop: @escaping @Sendable (Int32) -> Void) {
+        forwarded.withLock { $0 = stop }
+        if let signal = pending { stop(signal) }
     }
 
     static func install() {

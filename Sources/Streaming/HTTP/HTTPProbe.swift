@@ -2,16 +2,17 @@
 // URL answer, and a title update through Icecast's admin interface. Blocking, with short time limits.
 import Glibc
 
-enum HTTPProbe {
+/// Short blocking HTTP exchanges with a server, with their problems in words.
+public enum HTTPProbe {
     /// Why a server could not be asked: "Connection refused", "timed out", "cannot resolve HOST: ...".
-    struct Problem: Error, CustomStringConvertible {
-        var description: String
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public var description: String
     }
 
     /// Connects to `host`:`port` and closes again: whether a server listens there.
     ///
     /// - Throws: the problem, in words for a one-line message.
-    static func connect(host: String, port: Int, timeout: Duration) throws(Problem) {
+    public static func connect(host: String, port: Int, timeout: Duration) throws(Problem) {
         let fd = try openConnection(host: host, port: port, timeout: timeout)
         close(fd)
     }
@@ -19,7 +20,7 @@ enum HTTPProbe {
     /// Sends `GET path` and returns the status code of the answer (reading no further).
     ///
     /// - Parameter authorization: user and password for HTTP basic authentication.
-    static func status(
+    public static func status(
         host: String, port: Int, path: String, authorization: (user: String, password: String)? = nil,
         timeout: Duration
     ) throws(Problem) -> Int {
@@ -50,7 +51,7 @@ enum HTTPProbe {
     }
 
     /// `value` percent-encoded for a query string.
-    static func queryEncoded(_ value: String) -> String {
+    public static func queryEncoded(_ value: String) -> String {
         var out = ""
         for byte in value.utf8 {
             switch byte {
@@ -66,7 +67,7 @@ enum HTTPProbe {
         return out
     }
 
-    static func base64(_ text: String) -> String {
+    public static func base64(_ text: String) -> String {
         let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
         let bytes = Array(text.utf8)
         var out = ""

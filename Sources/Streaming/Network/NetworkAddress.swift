@@ -1,17 +1,19 @@
 // yt-gst — host names to addresses, before any pipeline starts (udpsink only warns about a name it cannot resolve).
 import Glibc
 
-enum NetworkAddress {
+public enum NetworkAddress {
     /// Why a host cannot be used: "cannot resolve HOST: Name or service not known", "no route to ADDRESS (...)".
-    struct Problem: Error, CustomStringConvertible {
-        var description: String
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) { self.description = description }
     }
 
     /// `host` as an address (an address stays as it is), with this machine's route to it checked when we are to
     /// send to it or call it (`checkingRoute`).
     ///
     /// - Throws: the `Problem`, in words for a one-line message.
-    static func resolve(_ host: String, port: Int, checkingRoute: Bool) throws(Problem) -> String {
+    public static func resolve(_ host: String, port: Int, checkingRoute: Bool) throws(Problem) -> String {
         let address = try firstAddress(of: host)
         if checkingRoute, let problem = routeProblem(to: address, port: port) {
             throw Problem(description: "no route to \(address) (\(problem))")

@@ -2,7 +2,7 @@
 import GstPlayer
 
 /// The audio codec on the wire.
-enum NetworkCodec: String, Equatable, CaseIterable {
+public enum NetworkCodec: String, Equatable, Sendable, CaseIterable {
     /// Linear 16-bit PCM, big-endian (RFC 3551).
     case l16
     /// Linear 24-bit PCM, big-endian (RFC 3190).
@@ -11,7 +11,7 @@ enum NetworkCodec: String, Equatable, CaseIterable {
     case opus
 
     /// The RTP encoding name as caps spell it.
-    var encodingName: String {
+    public var encodingName: String {
         switch self {
         case .l16: "L16"
         case .l24: "L24"
@@ -20,7 +20,7 @@ enum NetworkCodec: String, Equatable, CaseIterable {
     }
 
     /// What the Opus encoder is given: raw audio at 48 kHz (Opus's clock) with `channels`, in any sample format.
-    static func opusInput(channels: Int) -> Caps {
+    public static func opusInput(channels: Int) -> Caps {
         Caps(mediaType: "audio/x-raw", fields: [("rate", .int(48_000)), ("channels", .int(Int64(channels)))])
     }
 }

@@ -1,9 +1,9 @@
 // yt-gst — the small text files of the network half: SDP files written and read.
 import Glibc
 
-enum NetworkFile {
+public enum NetworkFile {
     /// Writes `text` to `path` (replacing it). Returns the problem, or nil when written.
-    static func write(_ text: String, to path: String) -> String? {
+    public static func write(_ text: String, to path: String) -> String? {
         guard let file = fopen(path, "w") else { return String(cString: strerror(errno)) }
         var text = text
         let written = text.withUTF8 { fwrite($0.baseAddress, 1, $0.count, file) }
@@ -13,7 +13,7 @@ enum NetworkFile {
     }
 
     /// Reads a small text file (an SDP). Returns the text, or the problem.
-    static func read(_ path: String) -> Result<String, SDPError> {
+    public static func read(_ path: String) -> Result<String, SDPError> {
         guard let file = fopen(path, "r") else { return .failure(SDPError(String(cString: strerror(errno)))) }
         defer { fclose(file) }
         var bytes: [UInt8] = []

@@ -1,12 +1,12 @@
 // yt-gst — SRT settings and messages shared by `stream` and `receive`.
-import Glibc
 import GstPlayer
 
-enum NetworkSRT {
+/// What `stream` and `receive` do alike over SRT.
+public enum NetworkSRT {
     /// The custom event `stream` sends through GDP just before its end of stream.
-    static let endMarker = "yt-gst/end-of-stream"
+    public static let endMarker = "yt-gst/end-of-stream"
     /// Sets an srtsrc's or srtsink's address, mode and encryption; auto-reconnect is off so failures are errors.
-    static func configure(_ element: Element, endpoint: SRTEndpoint, latency: Int?) throws(GstError) {
+    public static func configure(_ element: Element, endpoint: SRTEndpoint, latency: Int?) throws(GstError) {
         try element.set("uri", fromString: endpoint.elementURI)
         try element.set("auto-reconnect", fromString: "false")
         if let passphrase = endpoint.passphrase {
@@ -20,13 +20,12 @@ enum NetworkSRT {
 
     /// After the last buffer: waits (up to a few seconds) until the peer has acknowledged everything sent, so
     /// the tail inside SRT's latency window is not lost when the socket closes.
-    static func waitUntilDelivered(_ sink: Element) {
+    public static func waitUntilDelivered(_ sink: Element) {
         let deadline = ContinuousClock.now + .seconds(3)
         var quietSince: ContinuousClock.Instant? = nil
         var lastSent: UInt64? = nil
         while ContinuousClock.now < deadline {
             let stats = sink.structure(of: "stats") ?? Structure(name: "")
-            if getenv("YT_GST_DEBUG_SRT_STATS") != nil { Terminal.error("srt stats: \(stats)") }
             let unacknowledged = ["snd-buf-pkts", "pkt-snd-buf", "snd-buffer"].compactMap { stats.count($0) }.first
             if let unacknowledged {
                 if unacknowledged == 0 { return }
@@ -43,40 +42,5 @@ enum NetworkSRT {
             // libsrt tells no one when the peer acknowledged: look again in 50 ms.
             MainLoop.wait(for: [], until: .now + .milliseconds(50))
         }
-    }
-
-    /// One line for an SRT element's error, saying what it most likely means.
-    ///
-    /// - Parameter connected: whether audio already went through this connection (then it broke, rather than
-    ///   never came up).
-    static func explain(_ error: GstError, endpoint: SRTEndpoint, connected: Bool, verbose: Bool) -> String {
-        let detail = lastLine(of: error.debug) ?? error.message
-        // Opening (binding, resolving) fails as OPEN_*; a connection that is refused, times out or breaks as
-        // READ or WRITE, with libsrt's reject reason (if any) in the text.
-        guard error.resourceError == .read || error.resourceError == .write else {
-            if verbose { return "\(endpoint): \(error.verboseDescription)" }
-            return "\(endpoint): \(error.message)\(detail == error.message ? "" : ": " + detail)"
-        }
-        switch SRTRejectReason(reportedIn: detail) {
-        case .badSecret?:
-            return "\(endpoint): wrong passphrase (the other side rejected the connection: Incorrect passphrase)"
-        case .unsecure?:
-            return "\(endpoint): \(SRTRejectReason.unsecure.explanation)"
-        default:
-            break
-        }
-        if !connected {
-            let what = endpoint.mode == .caller ? "could not connect" : "the connection failed"
-            return "\(endpoint): \(what) (\(detail)); is the other side running, with the same passphrase?"
-        }
-        if verbose { return "\(endpoint): the connection broke: \(error.verboseDescription)" }
-        return "\(endpoint): the connection broke (\(detail))"
-    }
-
-    /// The last line of GStreamer's debug text (where srt puts the reason).
-    private static func lastLine(of debug: String?) -> String? {
-        guard let line = debug?.split(separator: "\n").last.map(String.init), !line.isEmpty, !line.hasPrefix("../")
-        else { return nil }
-        return line
     }
 }

@@ -1,21 +1,27 @@
 // yt-gst — an RTP endpoint: the host or multicast group and port of an rtp:// URL.
 
 /// An RTP address: a unicast host or multicast group and the RTP port (RTCP uses the next one).
-struct RTPEndpoint: Equatable, CustomStringConvertible {
+public struct RTPEndpoint: Equatable, Sendable, CustomStringConvertible {
     /// Host name or address; nil means every local address (`rtp://@:PORT`).
-    var host: String?
-    var port: Int
+    public var host: String?
+    public var port: Int
     /// Written with `@`: the address to listen on rather than to send to.
-    var listen: Bool
+    public var listen: Bool
 
-    var rtcpPort: Int { port + 1 }
+    public init(host: String?, port: Int, listen: Bool) {
+        self.host = host
+        self.port = port
+        self.listen = listen
+    }
+
+    public var rtcpPort: Int { port + 1 }
 
     /// 224.0.0.0/4 or ff00::/8.
-    var isMulticast: Bool { host.map(RTPEndpoint.isMulticastAddress) ?? false }
+    public var isMulticast: Bool { host.map(RTPEndpoint.isMulticastAddress) ?? false }
 
-    var isIPv6: Bool { host?.contains(":") ?? false }
+    public var isIPv6: Bool { host?.contains(":") ?? false }
 
-    static func isMulticastAddress(_ host: String) -> Bool {
+    public static func isMulticastAddress(_ host: String) -> Bool {
         if host.contains(":") { return host.lowercased().hasPrefix("ff") }
         let parts = host.split(separator: ".")
         guard parts.count == 4, let first = Int(parts[0]),
@@ -24,7 +30,7 @@ struct RTPEndpoint: Equatable, CustomStringConvertible {
         return (224...239).contains(first)
     }
 
-    var description: String {
+    public var description: String {
         let address = host.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""
         return "rtp://\(listen ? "@" : "")\(address):\(port)"
     }

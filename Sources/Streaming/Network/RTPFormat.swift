@@ -2,17 +2,17 @@
 import GstPlayer
 
 /// One RTP audio stream's format: codec, clock rate, channels and payload type.
-struct RTPFormat: Equatable {
-    var codec: NetworkCodec
+public struct RTPFormat: Equatable, Sendable {
+    public var codec: NetworkCodec
     /// RTP clock rate: the sample rate for L16/L24, 48000 for Opus.
-    var rate: Int
-    var channels: Int
-    var payloadType: Int
+    public var rate: Int
+    public var channels: Int
+    public var payloadType: Int
 
     /// Payload types that `receive` understands without an SDP, and that `stream` uses: RFC 3551's static
     /// L16 types 10 and 11, and a fixed yt-gst table in the dynamic range (96-125). 126 and 127 are left for
     /// formats that only an SDP describes (e.g. more than two channels).
-    static let knownPayloadTypes: [RTPFormat] = {
+    public static let knownPayloadTypes: [RTPFormat] = {
         var table = [
             RTPFormat(codec: .l16, rate: 44_100, channels: 2, payloadType: 10),
             RTPFormat(codec: .l16, rate: 44_100, channels: 1, payloadType: 11),
@@ -36,10 +36,10 @@ struct RTPFormat: Equatable {
     }()
 
     /// The payload type used for formats that are not in the table: only an SDP can describe them.
-    static let sdpOnlyPayloadType = 127
+    public static let sdpOnlyPayloadType = 127
 
     /// The format for a codec, rate and channel count, with its known payload type or `sdpOnlyPayloadType`.
-    init(codec: NetworkCodec, rate: Int, channels: Int) {
+    public init(codec: NetworkCodec, rate: Int, channels: Int) {
         let rate = codec == .opus ? 48_000 : rate
         let known = RTPFormat.knownPayloadTypes.first {
             $0.codec == codec && $0.rate == rate && $0.channels == channels
@@ -49,7 +49,7 @@ struct RTPFormat: Equatable {
             payloadType: known?.payloadType ?? RTPFormat.sdpOnlyPayloadType)
     }
 
-    init(codec: NetworkCodec, rate: Int, channels: Int, payloadType: Int) {
+    public init(codec: NetworkCodec, rate: Int, channels: Int, payloadType: Int) {
         self.codec = codec
         self.rate = rate
         self.channels = channels
@@ -57,10 +57,10 @@ struct RTPFormat: Equatable {
     }
 
     /// Whether a receiver without an SDP knows this format from its payload type.
-    var isKnownWithoutSDP: Bool { RTPFormat.knownPayloadTypes.contains(self) }
+    public var isKnownWithoutSDP: Bool { RTPFormat.knownPayloadTypes.contains(self) }
 
     /// The caps of these RTP packets, as rtpbin and the depayloaders expect them.
-    var rtpCaps: Caps {
+    public var rtpCaps: Caps {
         var caps = Caps(
             mediaType: "application/x-rtp",
             fields: [
@@ -79,7 +79,7 @@ struct RTPFormat: Equatable {
     }
 
     /// The raw audio the payloader takes (`audio/x-raw, format=S16BE, rate=44100, channels=2`).
-    var rawCaps: Caps {
+    public var rawCaps: Caps {
         switch codec {
         case .l16: .rawAudio(format: "S16BE", rate: rate, channels: channels)
         case .l24: .rawAudio(format: "S24BE", rate: rate, channels: channels)
@@ -88,7 +88,7 @@ struct RTPFormat: Equatable {
     }
 
     /// The SDP rtpmap value: "L16/44100/2", "opus/48000/2" (Opus always says 2; RFC 7587).
-    var rtpmap: String {
+    public var rtpmap: String {
         switch codec {
         case .l16, .l24: "\(codec.encodingName)/\(rate)/\(channels)"
         case .opus: "opus/48000/2"
@@ -96,12 +96,12 @@ struct RTPFormat: Equatable {
     }
 
     /// The SDP fmtp parameters, if any.
-    var fmtp: String? {
+    public var fmtp: String? {
         codec == .opus ? "sprop-stereo=\(channels == 2 ? 1 : 0); stereo=\(channels == 2 ? 1 : 0)" : nil
     }
 
     /// The caps for every known payload type, for rtpbin's request-pt-map.
-    static var knownCapsByPayloadType: [Int: Caps] {
+    public static var knownCapsByPayloadType: [Int: Caps] {
         Dictionary(uniqueKeysWithValues: knownPayloadTypes.map { ($0.payloadType, $0.rtpCaps) })
     }
 }

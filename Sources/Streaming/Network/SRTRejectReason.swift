@@ -2,7 +2,7 @@
 import Glibc
 
 /// Why libsrt refused a connection: its reject reason, `SRT_REJ_*` in srt.h (numbered as there).
-enum SRTRejectReason: Int32, Equatable {
+public enum SRTRejectReason: Int32, Equatable, Sendable {
     case unknown = 0, system, peer, resource, rogue, backlog, internalProgramError, close, version, rendezvousCookie
     /// SRT_REJ_BADSECRET: both sides have a passphrase, and they differ.
     case badSecret = 10
@@ -14,7 +14,7 @@ enum SRTRejectReason: Int32, Equatable {
     case crypto = 17
 
     /// What it means for the user, for the reasons users cause.
-    var explanation: String {
+    public var explanation: String {
         switch self {
         case .badSecret: "wrong passphrase (a caller was rejected: Incorrect passphrase)"
         case .unsecure: "passphrase mismatch (one side has a passphrase, the other has none)"
@@ -23,12 +23,12 @@ enum SRTRejectReason: Int32, Equatable {
     }
 
     /// What precedes the number in libsrt's log line for a rejected caller (category "srtlib", level INFO).
-    static let handshakeLogMarker = "rsp(REJECT): "
+    public static let handshakeLogMarker = "rsp(REJECT): "
 
     /// The reason in a listener's handshake log line, `processConnectRequest: rsp(REJECT): 1010 - ...`: the number
     /// after the marker is the handshake's request type, 1000 (URQ_FAILURE_TYPE in libsrt) + the reason. The line
     /// may come in GStreamer's structure text form (a message field), with its backslash escapes.
-    init?(handshakeLogLine text: String) {
+    public init?(handshakeLogLine text: String) {
         let line = String(text.filter { $0 != "\\" })
         guard let range = line.firstRange(of: SRTRejectReason.handshakeLogMarker),
             let type = Int32(line[range.upperBound...].prefix(while: \.isNumber)),
@@ -43,7 +43,7 @@ enum SRTRejectReason: Int32, Equatable {
     /// code does not tell a rejection from a timeout. gstsrtobject.c ends the text with `srt_rejectreason_str(reason)`
     /// (GStreamer 1.24 and later add " (reason)"): the number is read when it is there, else the text is looked up
     /// in libsrt's own table of those strings. Nil when the text names no reject reason.
-    init?(reportedIn text: String) {
+    public init?(reportedIn text: String) {
         if text.hasSuffix(")"), let open = text.lastIndex(of: "("),
             let number = Int32(text[text.index(after: open)..<text.index(before: text.endIndex)])
         {

@@ -5,7 +5,7 @@ extension SessionDescription {
     /// Parses SDP text: the first audio stream (m=audio) over RTP/AVP and its first payload type.
     ///
     /// - Throws: `SDPError` naming the line or the part that is missing.
-    init(parsing text: String) throws(SDPError) {
+    public init(parsing text: String) throws(SDPError) {
         var lines = SDPLines()
         for (index, line) in text.split(
             omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }
@@ -34,7 +34,7 @@ extension SessionDescription {
     }
 
     /// "sprop-stereo=1; stereo=1" → [("sprop-stereo", "1"), ("stereo", "1")]; pairs without "=" are left out.
-    static func fmtpParameters(_ text: String) -> [(String, String)] {
+    public static func fmtpParameters(_ text: String) -> [(String, String)] {
         text.split(separator: ";").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
             return parts.count == 2 ? (parts[0], parts[1]) : nil

@@ -3,28 +3,28 @@ import Glibc
 import GstPlayer
 
 /// The part of a session description that matters to an RTP audio receiver.
-struct SessionDescription: Equatable {
+public struct SessionDescription: Equatable, Sendable {
     /// Session name (the s= line).
-    var name: String
+    public var name: String
     /// Destination: a unicast address (the receiver's) or a multicast group.
-    var address: String
+    public var address: String
     /// Multicast TTL, written as `c=IN IP4 GROUP/TTL`.
-    var ttl: Int?
-    var port: Int
+    public var ttl: Int?
+    public var port: Int
     /// RTCP port; RFC 3550's default is the RTP port + 1.
-    var rtcpPort: Int
-    var payloadType: Int
+    public var rtcpPort: Int
+    public var payloadType: Int
     /// As in the rtpmap, e.g. "L16", "L24", "opus", "PCMU".
-    var encodingName: String
-    var clockRate: Int
+    public var encodingName: String
+    public var clockRate: Int
     /// The rtpmap's encoding parameters (channels for audio), if any.
-    var encodingParameters: Int?
+    public var encodingParameters: Int?
     /// fmtp parameters, e.g. ["sprop-stereo": "1"].
-    var formatParameters: [(String, String)]
+    public var formatParameters: [(String, String)]
     /// The clock the RTP timestamps count (RFC 7273 `a=ts-refclk`, with `a=mediaclk:direct=0`), if given.
-    var referenceClock: ReferenceClock? = nil
+    public var referenceClock: ReferenceClock? = nil
 
-    static func == (lhs: SessionDescription, rhs: SessionDescription) -> Bool {
+    public static func == (lhs: SessionDescription, rhs: SessionDescription) -> Bool {
         lhs.name == rhs.name && lhs.address == rhs.address && lhs.ttl == rhs.ttl && lhs.port == rhs.port
             && lhs.rtcpPort == rhs.rtcpPort && lhs.payloadType == rhs.payloadType
             && lhs.encodingName == rhs.encodingName
@@ -34,7 +34,9 @@ struct SessionDescription: Equatable {
     }
 
     /// The description of a stream `stream` sends in `format` to `address`:`port`.
-    init(name: String, format: RTPFormat, address: String, port: Int, ttl: Int?, clock: ReferenceClock? = nil) {
+    public init(
+        name: String, format: RTPFormat, address: String, port: Int, ttl: Int?, clock: ReferenceClock? = nil
+    ) {
         self.referenceClock = clock
         self.name = name
         self.address = address
@@ -50,7 +52,7 @@ struct SessionDescription: Equatable {
     }
 
     /// The SDP text, CRLF-terminated lines as RFC 4566 asks.
-    var text: String {
+    public var text: String {
         let family = address.contains(":") ? "IP6" : "IP4"
         let origin = family == "IP6" ? "::" : "0.0.0.0"
         let connection = ttl.map { "\(address)/\($0)" } ?? address
@@ -60,7 +62,7 @@ struct SessionDescription: Equatable {
             "s=\(name.isEmpty ? "yt-gst" : name)",
             "c=IN \(family) \(connection)",
             "t=0 0",
-            "a=tool:yt-gst \(Tool.version)",
+            "a=tool:yt-gst \(toolVersion)",
             "a=recvonly",
             "m=audio \(port) RTP/AVP \(payloadType)",
         ]
@@ -83,10 +85,10 @@ struct SessionDescription: Equatable {
         return String(UInt64(now.tv_sec) + 2_208_988_800)  // NTP seconds, as RFC 4566 suggests
     }
 
-    var isMulticast: Bool { RTPEndpoint.isMulticastAddress(address) }
+    public var isMulticast: Bool { RTPEndpoint.isMulticastAddress(address) }
 
     /// The RTP caps for rtpbin and the depayloader: encoding name upper-cased, channels and fmtp as fields.
-    var rtpCaps: Caps {
+    public var rtpCaps: Caps {
         var caps = Caps(
             mediaType: "application/x-rtp",
             fields: [

@@ -9,7 +9,7 @@ extension StreamURL {
     /// resolve, so this runs before any pipeline.
     ///
     /// - Throws: a problem whose text starts with this URL, for a one-line message.
-    func resolved(sending: Bool) throws(NetworkAddress.Problem) -> StreamURL {
+    public func resolved(sending: Bool) throws(NetworkAddress.Problem) -> StreamURL {
         do {
             switch self {
             case .rtp(var endpoint) where sending:
@@ -26,14 +26,6 @@ extension StreamURL {
             }
         } catch {
             throw NetworkAddress.Problem(description: "\(self): \(error)")
-        }
-    }
-
-    /// `resolved(sending:)` for a command's plan: a problem is said in one line, and the command exits with 1.
-    func resolvedOrExit(sending: Bool) throws(ExitCode) -> StreamURL {
-        do { return try resolved(sending: sending) } catch {
-            Terminal.error("yt-gst: \(error)")
-            throw .failure
         }
     }
 }

@@ -3,7 +3,7 @@ import GstPlayer
 import Synchronization
 
 /// Why a datagram that reached a receiver's RTP port was dropped.
-enum RTPDropReason: Error, CaseIterable {
+public enum RTPDropReason: Error, Sendable, CaseIterable {
     /// Not an RTP packet (too short, not version 2, or lengths that do not add up).
     case notRTP
     /// A payload type that is not the stream's (or that no table or SDP describes).
@@ -12,16 +12,6 @@ enum RTPDropReason: Error, CaseIterable {
     case size
     /// From another synchronisation source (SSRC) than the stream's.
     case source
-
-    /// The summary's words: "3 not RTP".
-    var words: String {
-        switch self {
-        case .notRTP: "not RTP"
-        case .payloadType: "of another payload type"
-        case .size: "of a wrong size"
-        case .source: "from another source"
-        }
-    }
 }
 
 /// Lets through the RTP packets of one stream and drops, counting them by reason, everything else that reaches the
@@ -35,9 +25,9 @@ enum RTPDropReason: Error, CaseIterable {
 ///
 /// - Note: `Sendable` through atomics: `verdict` runs on the RTP source's streaming thread (the only writer),
 ///   the counts and the locked SSRC are read from the receiver's loop.
-final class RTPPacketGuard: Sendable {
+public final class RTPPacketGuard: Sendable {
     /// How long the stream's source must be silent before another may take its place.
-    static let relockSilence = Duration.seconds(1)
+    public static let relockSilence = Duration.seconds(1)
 
     /// Bytes per frame by payload type; 0: any non-empty payload (Opus).
     private let frameBytes: [Int: Int]
@@ -52,7 +42,7 @@ final class RTPPacketGuard: Sendable {
     private let source = Atomic<Int>(0)
 
     /// A guard for the formats of `caps` (an SDP's), or of every payload type yt-gst knows without one.
-    init(caps: Caps?) {
+    public init(caps: Caps?) {
         if let caps, let pt = caps.int("payload") {
             frameBytes = [pt: RTPPacketGuard.frameBytes(caps)]
         } else {
@@ -71,12 +61,12 @@ final class RTPPacketGuard: Sendable {
     }
 
     /// Whether `packet` is an RTP packet of a format this receiver plays (the checks before the SSRC's).
-    func isPlayable(_ packet: UnsafeRawBufferPointer) -> Bool {
+    public func isPlayable(_ packet: UnsafeRawBufferPointer) -> Bool {
         (try? checkFormat(packet)) != nil
     }
 
     /// The verdict on one datagram, counting the dropped ones; `now` is `ContinuousClock`'s.
-    func verdict(on packet: UnsafeRawBufferPointer, at now: ContinuousClock.Instant = .now) -> PacketVerdict {
+    public func verdict(on packet: UnsafeRawBufferPointer, at now: ContinuousClock.Instant = .now) -> PacketVerdict {
         let header: RTPHeader
         do { header = try checkFormat(packet) } catch { return drop(error) }
         let nanoseconds = RTPPacketGuard.nanoseconds(now)
@@ -96,13 +86,13 @@ final class RTPPacketGuard: Sendable {
     }
 
     /// Whether an RTCP BYE from `ssrc` ends the stream: it is the stream's source, or none is known yet.
-    func isStreamSource(_ ssrc: UInt32) -> Bool {
+    public func isStreamSource(_ ssrc: UInt32) -> Bool {
         let locked = stream.load(ordering: .relaxed)
         return locked == 0 || UInt32(truncatingIfNeeded: locked) == ssrc
     }
 
     /// The dropped packets by reason, in `RTPDropReason`'s order, the reasons with none left out.
-    var drops: [(reason: RTPDropReason, count: Int)] {
+    public var drops: [(reason: RTPDropReason, count: Int)] {
         RTPDropReason.allCases.map { reason in (reason, withCounter(reason) { $0.load(ordering: .relaxed) }) }
             .filter { $0.count > 0 }
     }

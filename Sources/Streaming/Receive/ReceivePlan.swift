@@ -1,4 +1,4 @@
-// yt-gst — what `receive` builds: RTP through rtpbin or SRT, then the decoder and the user's output.
+// yt-gst — what `receive` builds: RTP through rtpbin or SRT, then the decoder, a volume and the caller's output.
 import GstPlayer
 
 /// What `receive` builds.
@@ -7,6 +7,9 @@ enum ReceivePlan {
     /// reference clock from an SDP.
     case rtp(address: String?, port: Int, rtcpPort: Int, caps: Caps?, clock: ReferenceClock? = nil)
     case srt(SRTEndpoint)
+
+    /// The volume element the session controls.
+    static let volumeName = "output-volume"
 
     var networkSourceName: String {
         switch self {
@@ -22,8 +25,14 @@ enum ReceivePlan {
     }
 
     /// The launch string: named elements, values set as properties afterwards; `output` is the user's part.
+    ///
+    /// The decoded audio passes a volume element (`volumeName`) the session's volume and mute commands set, between
+    /// two converters so that it takes any decoded format and the output gets the one it asks for; at volume 1 it
+    /// passes the samples through untouched.
     func launch(output: String) -> String {
-        let decode = "decodebin name=decode ! identity name=received silent=true ! \(output)"
+        let decode =
+            "decodebin name=decode ! identity name=received silent=true ! audioconvert ! "
+            + "volume name=\(ReceivePlan.volumeName) ! audioconvert ! \(output)"
         switch self {
         case .rtp:
             return

@@ -11,9 +11,9 @@
 /// (21 µs at 48 kHz), at most every `decisionInterval` (100 ms): inaudible, and fast enough for 400 ppm. Measured
 /// in the multi-room lab, shorter windows or lower triggers chase the noise (20 steps a second, the output
 /// wandering by ±1 ms). Pure logic: `OutputAligner` feeds it from the sink.
-struct AlignmentFilter {
+public struct AlignmentFilter: Sendable {
     /// Why the filter has no estimate yet, or how it stands.
-    enum Phase: Equatable, Sendable {
+    public enum Phase: Equatable, Sendable {
         /// The device clock is not running yet, or just restarted: readings are ignored for `settleTime`.
         case settling
         /// Collecting readings for the first estimate (`firstEstimateTime`).

@@ -3,21 +3,24 @@ import GstPlayer
 
 /// Follows the statistics a network clock posts for every answer it gets (`Clock.following(...statisticsTo:)`):
 /// the clock's distance to the sender's at the last exchange and the round trip, and when answers stop.
-struct ClockWatch {
+public struct ClockWatch: Sendable {
     /// The element message a network clock posts per answer.
-    static let statisticsMessage = "gst-netclock-statistics"
+    public static let statisticsMessage = "gst-netclock-statistics"
     /// Answers come every 50 ms or so; this long without one means the clock is lost.
     static let silenceLimit = Duration.seconds(2)
 
     /// The receiver clock's distance to the followed clock at the last answer (µs; positive: the followed clock
     /// is ahead), and the average round trip (µs).
-    private(set) var offset: Double? = nil
-    private(set) var roundTrip: Double? = nil
-    private(set) var lost = false
+    public private(set) var offset: Double? = nil
+    public private(set) var roundTrip: Double? = nil
+    /// Whether answers stopped (for `silenceLimit`): the receiver plays on the clock's last estimate.
+    public private(set) var lost = false
     private var lastAnswer = ContinuousClock.now
 
+    public init() {}
+
     /// One answer; true when it ends a loss that was said.
-    mutating func observe(_ statistics: Structure) -> Bool {
+    public mutating func observe(_ statistics: Structure) -> Bool {
         if let distance = ClockWatch.distance(statistics) { offset = distance }
         roundTrip = statistics.count("rtt-average").map { Double($0) / 1000 }
         lastAnswer = .now
@@ -55,32 +58,14 @@ struct ClockWatch {
     var nextCheck: ContinuousClock.Instant? { lost ? nil : lastAnswer + ClockWatch.silenceLimit }
 }
 
-/// The status line's and summary's words for a synchronised receiver.
-struct SyncSummary {
-    var clock: ClockWatch
-    var output: OutputAligner.Status?
+/// A synchronised receiver's state: its clock's distance to the followed one, and how its output is kept in step.
+public struct SyncSummary: Sendable {
+    public var clock: ClockWatch
+    /// The first audio sink's alignment; nil without one (a sink that only synchronises, like fakesink).
+    public var output: OutputAligner.Status?
 
-    var text: String {
-        var parts: [String] = []
-        // Without an audio sink to align (a sink that only synchronises, like fakesink), the clock is all.
-        if clock.lost {
-            parts.append("clock lost, on last estimate")
-        } else {
-            parts.append(output == nil || output?.phase == .following ? "in sync" : "syncing")
-        }
-        if let offset = clock.offset {
-            parts.append(
-                "clock \(SyncSummary.signed(offset)) µs" + (clock.roundTrip.map { " (rtt \(Int($0)) µs)" } ?? ""))
-        }
-        if let drift = output?.drift {
-            parts.append("output \(SyncSummary.signed(drift)) ppm")
-        }
-        if let corrections = output?.corrections, corrections > 0 { parts.append("\(corrections) corrections") }
-        return parts.joined(separator: ", ")
-    }
-
-    private static func signed(_ value: Double) -> String {
-        let rounded = Int(value.rounded())
-        return rounded > 0 ? "+\(rounded)" : "\(rounded)"
+    public init(clock: ClockWatch, output: OutputAligner.Status?) {
+        self.clock = clock
+        self.output = output
     }
 }

@@ -6,16 +6,25 @@ struct FirstPacket {
     var sender: String
     var payloadType: Int
 
+    /// How the wait ended when no packet came.
+    enum Missing: Error {
+        /// `timeout` passed.
+        case timedOut
+        /// `stopRequested` said to stop.
+        case stopped(StopReason)
+    }
+
     /// Listens where the receiver will (`port`, joining `group` on `interface` if given) until a packet that
     /// `accepting` takes for the stream's arrives (anyone can send anything to the port).
     /// The RTCP port (`port` + 1) is bound too, as the receiver's will be: from now on both are taken.
+    /// `stopRequested` is asked every 100 ms.
     ///
-    /// - Throws: the exit code, once the problem has been said: --timeout passed (`timeout`), a signal, or a
-    ///   socket that cannot be opened.
+    /// - Returns: the packet, or why none came.
+    /// - Throws: `StreamingError.socket` for a port that cannot be opened (`url` names it).
     static func wait(
-        port: Int, group: String?, interface: String?, timeout: Double?, describing source: StreamURL,
-        accepting: (UnsafeRawBufferPointer) -> Bool
-    ) throws(ExitCode) -> FirstPacket {
+        port: Int, group: String?, interface: String?, timeout: Duration?, url: String,
+        accepting: (UnsafeRawBufferPointer) -> Bool, stopRequested: () -> StopReason?
+    ) throws(StreamingError) -> Result<FirstPacket, Missing> {
         let pipeline: Pipeline
         do {
             pipeline = try Pipeline(
@@ -31,30 +40,22 @@ struct FirstPacket {
             }
             try pipeline.setState(.playing)
         } catch {
-            Terminal.error("yt-gst: \(source): \(error.message)")
-            throw .failure
+            throw .socket(error, url: url, port: port)
         }
         defer { _ = try? pipeline.setState(.null) }
         let sink = try? pipeline.appSink(named: "first")
-        let deadline = timeout.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        let deadline = timeout.map { ContinuousClock.now + $0 }
         while true {
-            if let signal = Interrupts.pending { throw Interrupts.exitCode(for: signal) }
-            if let deadline, ContinuousClock.now >= deadline {
-                let seconds = timeout!
-                Terminal.error(
-                    "yt-gst: no data from \(source) for \(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s"
-                )
-                throw .failure
-            }
+            if let reason = stopRequested() { return .failure(.stopped(reason)) }
+            if let deadline, ContinuousClock.now >= deadline { return .failure(.timedOut) }
             while let message = pipeline.nextMessage(timeout: .zero) {
                 guard case .error(let error) = message else { continue }
-                Terminal.error("yt-gst: \(source): \(error.message)")
-                throw .failure
+                throw .socket(error, url: url, port: port)
             }
             guard let sample = sink?.pull(timeout: .milliseconds(100)), sample.bytes.withUnsafeBytes(accepting),
                 let sender = sample.sourceAddress
             else { continue }
-            return FirstPacket(sender: sender, payloadType: Int(sample.bytes[1] & 0x7f))
+            return .success(FirstPacket(sender: sender, payloadType: Int(sample.bytes[1] & 0x7f)))
         }
     }
 }

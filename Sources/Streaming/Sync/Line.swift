@@ -1,15 +1,15 @@
 // yt-gst — the least-squares line through timed points: how the output's gap and a stream's position are estimated.
 
 /// A straight line `value(at: t) = value + slope × (t − origin)` fitted by least squares.
-struct Line: Equatable {
-    var origin: Double
+public struct Line: Equatable, Sendable {
+    public var origin: Double
     /// The line's value at `origin`.
-    var value: Double
-    var slope: Double
+    public var value: Double
+    public var slope: Double
 
     /// The least-squares line through `points` (x, y), with x counted from `origin`; nil for fewer than two
     /// distinct x.
-    init?<Points: Sequence>(through points: Points, origin: Double) where Points.Element == (x: Double, y: Double) {
+    public init?<Points: Sequence>(through points: Points, origin: Double) where Points.Element == (x: Double, y: Double) {
         var count = 0.0, sumX = 0.0, sumY = 0.0, sumXX = 0.0, sumXY = 0.0
         for point in points {
             let x = point.x - origin
@@ -26,5 +26,5 @@ struct Line: Equatable {
         value = (sumY - slope * sumX) / count
     }
 
-    func value(at x: Double) -> Double { value + slope * (x - origin) }
+    public func value(at x: Double) -> Double { value + slope * (x - origin) }
 }

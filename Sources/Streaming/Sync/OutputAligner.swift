@@ -4,21 +4,21 @@ import Synchronization
 
 /// The `OutputSlaving` of a synchronised receiver's audio sink: feeds the sink's clock readings to an
 /// `AlignmentFilter` and hands its corrections back to the sink. Readable from any thread for the status line.
-final class OutputAligner: OutputSlaving {
+public final class OutputAligner: OutputSlaving {
     /// What the status line and the summary show.
-    struct Status: Sendable, Equatable {
-        var phase: AlignmentFilter.Phase
+    public struct Status: Sendable, Equatable {
+        public var phase: AlignmentFilter.Phase
         /// The output's estimated distance from where the clock says (µs; positive: early), once measured.
-        var gap: Double?
+        public var gap: Double?
         /// How much faster the device plays than the clock (ppm), once measured.
-        var drift: Double?
-        var corrections: Int
+        public var drift: Double?
+        public var corrections: Int
     }
 
     private let filter = Mutex(AlignmentFilter())
 
     /// The sink calls this for every buffer it renders (its streaming thread).
-    func correction(pipelineTime: Int64, deviceTime: Int64, sampleRate: Int) -> Int64 {
+    public func correction(pipelineTime: Int64, deviceTime: Int64, sampleRate: Int) -> Int64 {
         guard sampleRate > 0 else { return 0 }
         let move = filter.withLock {
             $0.observe(
@@ -28,13 +28,13 @@ final class OutputAligner: OutputSlaving {
         return Int64((move * 1000).rounded())
     }
 
-    func discontinuity(_ reason: OutputDiscontinuity) {
+    public func discontinuity(_ reason: OutputDiscontinuity) {
         // Realigning samples (after each correction, or a lost packet) leaves both clocks as they were.
         guard reason != .realigned else { return }
         filter.withLock { $0.restart() }
     }
 
-    var status: Status {
+    public var status: Status {
         filter.withLock { Status(phase: $0.phase, gap: $0.gap, drift: $0.drift, corrections: $0.corrections) }
     }
 }

@@ -18,10 +18,10 @@ import Synchronization
 /// (outliers beyond 4 × MAD dropped, fitted again), and the stream time is that line now. Measured with pulsesink in
 /// the multi-room lab: 21–32 µs p99 between two streams, against 0.15–1.8 ms.
 ///
-/// How: the executable exports `pa_stream_get_time` (see Package.swift), so the `pulsesink` plugin's calls reach
-/// this function first; libpulse's own is found in the already loaded library. Off (`isEnabled` false) it is
-/// libpulse's, unchanged.
-enum PulseStreamClock {
+/// How: the executable exports `pa_stream_get_time` (see Package.swift) and forwards it to `streamTime`, so the
+/// `pulsesink` plugin's calls reach it first; libpulse's own is found in the already loaded library. Off
+/// (`isEnabled` false) it is libpulse's, unchanged.
+public enum PulseStreamClock {
     /// Whether streams in this process get the fitted time (a synchronised receiver turns it on).
     static let isEnabled = Atomic<Bool>(false)
 
@@ -131,44 +131,46 @@ enum PulseStreamClock {
     }
 }
 
-/// libpulse's `pa_stream_get_time`, as `pulsesink` calls it (with the PulseAudio main loop locked): the fitted
-/// stream time while `PulseStreamClock.isEnabled`, libpulse's own otherwise or before 10 snapshots.
-@_cdecl("pa_stream_get_time")
-public func paStreamGetTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
-    guard let library = PulseStreamClock.Library.shared else { return -1 }
-    let result = library.getTime(stream, time)
-    guard PulseStreamClock.isEnabled.load(ordering: .relaxed), let stream, let time, result == 0 else {
+extension PulseStreamClock {
+    /// libpulse's `pa_stream_get_time`, as `pulsesink` calls it (with the PulseAudio main loop locked): the fitted
+    /// stream time while `isEnabled`, libpulse's own otherwise or before 10 snapshots. The executable's exported
+    /// `pa_stream_get_time` forwards here.
+    public static func streamTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
+        guard let library = PulseStreamClock.Library.shared else { return -1 }
+        let result = library.getTime(stream, time)
+        guard PulseStreamClock.isEnabled.load(ordering: .relaxed), let stream, let time, result == 0 else {
+            return result
+        }
+        let now = PulseStreamClock.monotonicMicroseconds()
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
+        guard let spec = library.sampleSpec(stream) else { return result }
+        let rate = Double(spec.load(fromByteOffset: 4, as: UInt32.self))
+        var ask = false
+        let fitted: UInt64? = PulseStreamClock.streams.withLock { all in
+            var state = all[key] ?? PulseStreamClock.StreamState()
+            if state.requestSent == 0 && now - state.lastPoll >= PulseStreamClock.pollInterval {
+                state.lastPoll = now
+                state.requestSent = now
+                ask = true
+            } else if state.requestSent != 0 && now - state.requestSent > 1_000_000 {
+                state.requestSent = 0  // an answer lost: ask again next time
+            }
+            var answer: UInt64? = nil
+            if state.line == nil {
+                state.lastReturned = max(state.lastReturned, time.pointee)  // libpulse's, until the first fit
+            } else if let line = state.line, rate > 0 {
+                let position = line.value(at: Double(now))
+                let value = UInt64(max(position / rate * 1e6, 0))
+                answer = max(value, state.lastReturned)
+                state.lastReturned = answer!
+            }
+            all[key] = state
+            return answer
+        }
+        if ask, let operation = library.updateTimingInfo(stream, PulseStreamClock.snapshotArrived, nil) {
+            library.operationUnref(operation)
+        }
+        if let fitted { time.pointee = fitted }
         return result
     }
-    let now = PulseStreamClock.monotonicMicroseconds()
-    let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
-    guard let spec = library.sampleSpec(stream) else { return result }
-    let rate = Double(spec.load(fromByteOffset: 4, as: UInt32.self))
-    var ask = false
-    let fitted: UInt64? = PulseStreamClock.streams.withLock { all in
-        var state = all[key] ?? PulseStreamClock.StreamState()
-        if state.requestSent == 0 && now - state.lastPoll >= PulseStreamClock.pollInterval {
-            state.lastPoll = now
-            state.requestSent = now
-            ask = true
-        } else if state.requestSent != 0 && now - state.requestSent > 1_000_000 {
-            state.requestSent = 0  // an answer lost: ask again next time
-        }
-        var answer: UInt64? = nil
-        if state.line == nil {
-            state.lastReturned = max(state.lastReturned, time.pointee)  // libpulse's, until the first fit
-        } else if let line = state.line, rate > 0 {
-            let position = line.value(at: Double(now))
-            let value = UInt64(max(position / rate * 1e6, 0))
-            answer = max(value, state.lastReturned)
-            state.lastReturned = answer!
-        }
-        all[key] = state
-        return answer
-    }
-    if ask, let operation = library.updateTimingInfo(stream, PulseStreamClock.snapshotArrived, nil) {
-        library.operationUnref(operation)
-    }
-    if let fitted { time.pointee = fitted }
-    return result
 }

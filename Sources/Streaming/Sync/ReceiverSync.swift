@@ -1,5 +1,6 @@
 // yt-gst — what makes a receiver play in step with the sender and every other receiver.
 import GstPlayer
+import Synchronization
 
 /// A synchronised receiver's timing: the clock it shares with the sender, and when each sample plays.
 ///
@@ -9,18 +10,18 @@ import GstPlayer
 ///   did to it on the way, so the first packet a late receiver hears is placed as exactly as the millionth;
 /// - the audio sink follows the clock sample by sample (`OutputAligner`): the device's own rate and the audio
 ///   server's start-up offset are corrected one sample at a time instead of the sink's 40 ms tolerance.
-final class ReceiverSync {
+public final class ReceiverSync {
     /// The end-to-end latency when --latency-ms is not given: the jitter buffer's 30 ms, the output's 40 ms and room.
-    static let defaultLatencyMilliseconds = 80
+    public static let defaultLatencyMilliseconds = 80
     /// What the audio sink buffers (its `buffer-time`, 40 ms) and how much it writes at once (`latency-time`,
     /// 10 ms), unless the user set them: the sink's own latency must fit within the shared one.
-    static let outputBufferMicroseconds = 40_000
+    public static let outputBufferMicroseconds = 40_000
     static let outputPeriodMicroseconds = 10_000
 
     let clock: Clock
     let latency: ClockTime
-    /// --delay-ms, in ns (negative: earlier).
-    let delay: Int64
+    /// --delay-ms, in ns (negative: earlier): read by the retiming probe for every packet, so a change is live.
+    private let delay: SharedDelay
     /// The RTP clock rate of the stream.
     let rate: Int
     /// One per audio sink.
@@ -29,13 +30,30 @@ final class ReceiverSync {
     init(clock: Clock, latency: ClockTime, delay: Int64, rate: Int) {
         self.clock = clock
         self.latency = latency
-        self.delay = delay
+        self.delay = SharedDelay(delay)
         self.rate = rate
     }
 
+    /// The earliest a receiver may play (the most negative --delay-ms) with a shared latency of `latency` ms: what
+    /// the output buffers must be left of it.
+    public static func earliestDelayMilliseconds(latency: Int) -> Int {
+        max(latency - outputBufferMicroseconds / 1000 - 10, 0)
+    }
+
+    /// Plays every later packet `milliseconds` later than the shared instant (negative: earlier), within what the
+    /// latency allows; returns the delay set. The output realigns once to the new instant (a short gap or skip).
+    func setDelay(milliseconds: Int) -> Int {
+        let earliest = -ReceiverSync.earliestDelayMilliseconds(latency: latencyMilliseconds)
+        let bounded = min(max(milliseconds, earliest), 10_000)
+        delay.nanoseconds.store(Int64(bounded) * 1_000_000, ordering: .relaxed)
+        return bounded
+    }
+
+    private var latencyMilliseconds: Int { Int(latency.nanoseconds / 1_000_000) }
+
     /// The jitter buffer's latency: what the shared latency leaves after the output's buffer, at least 10 ms.
     var jitterBufferMilliseconds: Int {
-        max(Int(latency.nanoseconds / 1_000_000) - ReceiverSync.outputBufferMicroseconds / 1000 - 10, 10)
+        max(ReceiverSync.earliestDelayMilliseconds(latency: latencyMilliseconds), 10)
     }
 
     /// Sets the pipeline's clock, base time and latency, and gives every packet that passes `retimeElement`'s sink
@@ -44,10 +62,11 @@ final class ReceiverSync {
         let baseTime = clock.time
         pipeline.run(on: clock, baseTime: baseTime)
         pipeline.setLatency(latency)
-        let (clock, rate, delay) = (clock, rate, delay)
-        retimeElement.retime(onPad: "sink") { head in
+        let (clock, rate) = (clock, rate)
+        retimeElement.retime(onPad: "sink") { [delay] head in
             guard let timestamp = MediaClock.rtpTimestamp(inPacket: head) else { return nil }
             let played = MediaClock.time(ofRTPTimestamp: timestamp, rate: rate, near: clock.time)
+            let delay = delay.nanoseconds.load(ordering: .relaxed)
             let running = Int64(played.nanoseconds) - Int64(baseTime.nanoseconds) + delay
             return running >= 0 ? ClockTime(nanoseconds: UInt64(running)) : nil
         }
@@ -74,4 +93,10 @@ final class ReceiverSync {
         // pulsesink's clock is what the aligners compare with the shared one: make it an unbiased one.
         if !aligners.isEmpty { PulseStreamClock.isEnabled.store(true, ordering: .relaxed) }
     }
+}
+
+/// The delay, shared by the loop that sets it and the streaming thread that reads it for every packet.
+private final class SharedDelay: Sendable {
+    let nanoseconds: Atomic<Int64>
+    init(_ nanoseconds: Int64) { self.nanoseconds = Atomic(nanoseconds) }
 }

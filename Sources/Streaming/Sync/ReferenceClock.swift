@@ -3,7 +3,7 @@ import GstPlayer
 
 /// The clock senders and receivers share: `stream --clock` and `receive --clock`, and the SDP's RFC 7273
 /// `a=ts-refclk` line.
-enum ReferenceClock: Equatable, CustomStringConvertible {
+public enum ReferenceClock: Equatable, Sendable, CustomStringConvertible {
     /// The sender's monotonic clock, published by the sender on its RTP port + 2 (`MediaClock`). SDP: `local`.
     case sender
     /// An NTP server everyone can reach. SDP: `ntp=HOST[:PORT]`.
@@ -12,30 +12,8 @@ enum ReferenceClock: Equatable, CustomStringConvertible {
     /// `ptp=IEEE1588-2008:GMID:DOMAIN`.
     case ptp(domain: Int)
 
-    /// Parses the option's value: `sender`, `ntp://HOST[:PORT]` or `ptp[:DOMAIN]`.
-    init(option text: String) throws(UsageError) {
-        if text == "sender" {
-            self = .sender
-        } else if text.hasPrefix("ntp://") {
-            let rest = text.dropFirst(6)
-            let (host, port) = ReferenceClock.hostAndPort(rest, defaultPort: 123)
-            guard !host.isEmpty, let port, (1...65_535).contains(port) else {
-                throw UsageError("--clock ntp://HOST[:PORT], not \"\(text)\"")
-            }
-            self = .ntp(host: host, port: port)
-        } else if text == "ptp" || text.hasPrefix("ptp:") {
-            let domain = text == "ptp" ? 0 : Int(text.dropFirst(4))
-            guard let domain, (0...255).contains(domain) else {
-                throw UsageError("--clock ptp[:DOMAIN] with DOMAIN 0 to 255, not \"\(text)\"")
-            }
-            self = .ptp(domain: domain)
-        } else {
-            throw UsageError("--clock must be sender, ntp://HOST[:PORT] or ptp[:DOMAIN], not \"\(text)\"")
-        }
-    }
-
     /// Reads an `a=ts-refclk:` value; nil for clocks yt-gst cannot follow (GPS, private ones).
-    init?(sdpValue value: String) {
+    public init?(sdpValue value: String) {
         if value == "local" {
             self = .sender
         } else if value.hasPrefix("ntp=") {
@@ -57,7 +35,7 @@ enum ReferenceClock: Equatable, CustomStringConvertible {
     }
 
     /// The `a=ts-refclk:` value.
-    var sdpValue: String {
+    public var sdpValue: String {
         switch self {
         case .sender: "local"
         case .ntp(let host, 123): "ntp=\(host)"
@@ -67,7 +45,7 @@ enum ReferenceClock: Equatable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    public var description: String {
         switch self {
         case .sender: "the sender's clock"
         case .ntp(let host, let port): "NTP server \(host):\(port)"
@@ -76,7 +54,7 @@ enum ReferenceClock: Equatable, CustomStringConvertible {
     }
 
     /// "host", "host:port", "[v6]:port" → host and port (nil when the port is not a number).
-    private static func hostAndPort(_ text: Substring, defaultPort: Int) -> (String, Int?) {
+    public static func hostAndPort(_ text: Substring, defaultPort: Int) -> (String, Int?) {
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             let host = String(text[text.index(after: text.startIndex)..<close])
             let rest = text[text.index(after: close)...]
@@ -90,7 +68,7 @@ enum ReferenceClock: Equatable, CustomStringConvertible {
     /// Makes the clock (for a receiver: following the sender's at `senderAddress`:`clockPort`).
     ///
     /// - Returns: nil when PTP cannot start on this machine.
-    func makeClock(senderAddress: String?, clockPort: Int, statisticsTo pipeline: Pipeline?) -> Clock? {
+    public func makeClock(senderAddress: String?, clockPort: Int, statisticsTo pipeline: Pipeline?) -> Clock? {
         switch self {
         case .sender:
             guard let senderAddress else { return Clock.system() }
@@ -104,16 +82,22 @@ enum ReferenceClock: Equatable, CustomStringConvertible {
 }
 
 extension Clock {
-    /// Waits up to `limit` for a network clock's first answer, giving up at once for a signal.
-    ///
-    /// - Returns: whether the clock answered.
-    /// - Throws: the exit code of the signal that interrupted the wait.
-    func waitForSync(within limit: Duration) throws(ExitCode) -> Bool {
+    /// How a wait for a network clock's first answer ended.
+    public enum SyncWait: Equatable, Sendable {
+        case answered
+        case timedOut
+        /// `shouldStop` said to stop first.
+        case stopped
+    }
+
+    /// Waits up to `limit` for a network clock's first answer, asking `shouldStop` every 100 ms (a session's stop
+    /// command or a signal ends the wait at once).
+    public func waitForSync(within limit: Duration, stoppingWhen shouldStop: () -> Bool) -> SyncWait {
         let deadline = ContinuousClock.now + limit
         while !waitForSync(timeout: .milliseconds(100)) {
-            if let signal = Interrupts.pending { throw Interrupts.exitCode(for: signal) }
-            if ContinuousClock.now >= deadline { return false }
+            if shouldStop() { return .stopped }
+            if ContinuousClock.now >= deadline { return .timedOut }
         }
-        return true
+        return .answered
     }
 }

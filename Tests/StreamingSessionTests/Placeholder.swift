@@ -1,0 +1,2 @@
+import Testing
+@Suite struct Placeholder { @Test func nothing() {} }
