@@ -19,7 +19,8 @@ struct SyncedReceiverExampleTests {
         let lab = try NetworkLab(hosts: ["s", "r"])
         defer { lab.close() }
         let input = Signal.bytes(frames: 88_200, rate: 44_100, channels: 2, bits: 16)
-        let file = try Signal.write(input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
+        let file = try Signal.write(
+            input, rate: 44_100, channels: 2, bits: 16, to: dir.appendingPathComponent("in.wav"))
         let output = dir.appendingPathComponent("out.wav").path
         let receiver = try lab.launch(
             in: lab.host("r"), example,
@@ -31,7 +32,8 @@ struct SyncedReceiverExampleTests {
         let received = receiver.wait(timeout: 20)
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(received.status == 0, "\(received.stderr)")
-        #expect(received.stderr.contains("senderFinished after") && received.stderr.contains("synchronised: true"),
+        #expect(
+            received.stderr.contains("senderFinished after") && received.stderr.contains("synchronised: true"),
             "\(received.stderr)")
         let wav = try OutputWAV(path: output)
         // A synchronised receiver starts with the first packet it can play on time: nearly all of the 2 s arrive.

@@ -30,8 +30,9 @@ import Testing
         init(port: Int, seconds: Int) throws {
             Gst.initialize()
             pipeline = try Pipeline(
-                launch: "audiotestsrc is-live=true wave=sine volume=0.5 samplesperbuffer=441 num-buffers=\(seconds * 100) "
-                    + "! audio/x-raw,format=S16BE,rate=44100,channels=2 ! rtpL16pay pt=10 ! rb.send_rtp_sink_0 "
+                launch: "audiotestsrc is-live=true wave=sine volume=0.5 samplesperbuffer=441 "
+                    + "num-buffers=\(seconds * 100) ! audio/x-raw,format=S16BE,rate=44100,channels=2 ! rtpL16pay pt=10 ! "
+                    + "rb.send_rtp_sink_0 "
                     + "rtpbin name=rb rb.send_rtp_src_0 ! udpsink host=127.0.0.1 port=\(port) "
                     + "rb.send_rtcp_src_0 ! udpsink host=127.0.0.1 port=\(port + 1) sync=false async=false")
             try pipeline.setState(.playing)
@@ -77,9 +78,9 @@ import Testing
 
     @Test(arguments: [false, true])
     func aStopFromAnotherThreadEndsItPromptly(synchronised: Bool) throws {
-        let session = ReceiveSession(
-            Self.configuration(port: Self.port(), output: "fakesink sync=true", synchronised: synchronised, timeout: nil)
-        ) { _ in }
+        let configuration = Self.configuration(
+            port: Self.port(), output: "fakesink sync=true", synchronised: synchronised, timeout: nil)
+        let session = ReceiveSession(configuration) { _ in }
         let control = session.control
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { control.stop(.interrupted(SIGINT)) }
         let (ending, took) = try Self.run(session)
@@ -104,7 +105,8 @@ import Testing
 
     /// An error before the pipeline plays is thrown, with the URL and the element's error.
     @Test func anOutputThatCannotOpenIsThrown() throws {
-        let configuration = Self.configuration(port: Self.port(), output: "wavenc ! filesink location=/nonexistent/x.wav")
+        let configuration = Self.configuration(
+            port: Self.port(), output: "wavenc ! filesink location=/nonexistent/x.wav")
         let error = #expect(throws: StreamingError.self) { try Self.run(ReceiveSession(configuration) { _ in }) }
         guard case .stream(let cause, _, _, _)? = error else {
             Issue.record("\(String(describing: error))")
@@ -161,7 +163,9 @@ import Testing
     static func peaks(ofWAV path: String, window: Int) throws -> [Int] {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         guard bytes.count > 44 else { return [] }
-        let samples = stride(from: 44, to: bytes.count - 1, by: 2).map { Int(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) }
+        let samples = stride(from: 44, to: bytes.count - 1, by: 2).map {
+            Int(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8))
+        }
         return stride(from: 0, to: samples.count, by: 2 * window).map { start in
             samples[start..<min(start + 2 * window, samples.count)].map { abs($0) }.max() ?? 0
         }

@@ -9,7 +9,8 @@ extension HTTPReceiveSession {
         /// How long to keep reconnecting after the connection drops, and how long without data ends the stream:
         /// also how long after a broadcast's end the session ends, since only a mount that stays gone has ended.
         public var timeout: Duration = .seconds(5)
-        /// A launch description that takes the decoded audio; nil: the default output (`ReceiveSession.defaultOutput`).
+        /// A launch description that takes the decoded audio; nil: the default output
+        /// (`ReceiveSession.defaultOutput`).
         public var output: String?
         /// How often `Event.status` is sent; nil: never.
         public var statusInterval: Duration?
@@ -17,7 +18,9 @@ extension HTTPReceiveSession {
         public init(url: String) { self.url = url }
 
         /// An HLS playlist: hlsdemux follows it (a live one is reloaded by itself) and its end is the stream's end.
-        public var isHLS: Bool { (url.split(separator: "?").first.map(String.init) ?? url).lowercased().hasSuffix(".m3u8") }
+        public var isHLS: Bool {
+            (url.split(separator: "?").first.map(String.init) ?? url).lowercased().hasSuffix(".m3u8")
+        }
 
         /// The server's host and port, from the URL (default 80, or 443 for https); nil without a host.
         public var server: (host: String, port: Int)? {
@@ -114,8 +117,8 @@ extension HTTPReceiveSession {
             try net.set("location", fromString: configuration.url)
             // ICY metadata (Icecast's MP3 titles) becomes tags instead of noise in the audio.
             try net.set("iradio-mode", fromString: "true")
-            let seconds = configuration.timeout.components.seconds + (configuration.timeout.components.attoseconds > 0 ? 1 : 0)
-            try net.set("timeout", fromString: String(max(1, seconds)))
+            let seconds = configuration.timeout / .seconds(1)
+            try net.set("timeout", fromString: String(max(1, Int(seconds.rounded(.up)))))
             let received = try pipeline.element(named: "received")
             try pipeline.element(named: "decode").linkEachNewPad(to: received, pad: "sink")
             received.holdEndOfStream(onPad: "sink", postingMessage: HTTPReceiveSession.sourceEnded)

@@ -77,7 +77,7 @@ public final class RTPPacketGuard: Sendable {
             return drop(.payloadType)
         } else if UInt32(truncatingIfNeeded: locked) != header.ssrc {
             let silence = nanoseconds - lastPassed.load(ordering: .relaxed)
-            guard silence >= RTPPacketGuard.nanoseconds(RTPPacketGuard.relockSilence) else { return drop(.source) }
+            guard silence >= RTPPacketGuard.relockSilence.wholeNanoseconds else { return drop(.source) }
         }
         stream.store(RTPPacketGuard.locked(header.payloadType, header.ssrc), ordering: .relaxed)
         lastPassed.store(nanoseconds, ordering: .relaxed)
@@ -125,12 +125,8 @@ public final class RTPPacketGuard: Sendable {
         1 << 40 | UInt64(payloadType) << 32 | UInt64(ssrc)
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-    }
-
     private static func nanoseconds(_ instant: ContinuousClock.Instant) -> Int64 {
-        nanoseconds(instant - RTPPacketGuard.origin)
+        (instant - RTPPacketGuard.origin).wholeNanoseconds
     }
 
     /// Instants are counted from here (the first guard's making): they fit an atomic integer.

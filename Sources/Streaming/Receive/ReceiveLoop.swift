@@ -43,7 +43,10 @@ final class ReceiveLoop {
     private var lastLossReport = ContinuousClock.now
     private var nextStatus = ContinuousClock.now
 
-    init(session: ReceiveSession, pipeline: Pipeline, plan: ReceivePlan, packetGuard: RTPPacketGuard?, sync: ReceiverSync?) {
+    init(
+        session: ReceiveSession, pipeline: Pipeline, plan: ReceivePlan, packetGuard: RTPPacketGuard?,
+        sync: ReceiverSync?
+    ) {
         self.session = session
         self.pipeline = pipeline
         self.plan = plan

@@ -85,8 +85,7 @@ extension ReceiveSession {
         if let packetGuard { rtp.filterPackets(onPad: "src") { packetGuard.verdict(on: $0) } }
         try rtp.set("caps", to: caps ?? Caps(mediaType: "application/x-rtp", fields: [("media", .string("audio"))]))
         if let timeout = configuration.timeout {
-            let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-            try rtp.set("timeout", fromString: String(nanoseconds))
+            try rtp.set("timeout", fromString: String(timeout.wholeNanoseconds))
         }
         // Render as soon as the jitter buffer lets a packet go: the sink adds no processing deadline of its own.
         for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("processing-deadline") {

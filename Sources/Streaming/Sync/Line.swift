@@ -9,7 +9,8 @@ public struct Line: Equatable, Sendable {
 
     /// The least-squares line through `points` (x, y), with x counted from `origin`; nil for fewer than two
     /// distinct x.
-    public init?<Points: Sequence>(through points: Points, origin: Double) where Points.Element == (x: Double, y: Double) {
+    public init?<Points: Sequence>(through points: Points, origin: Double)
+    where Points.Element == (x: Double, y: Double) {
         var count = 0.0, sumX = 0.0, sumY = 0.0, sumXX = 0.0, sumXY = 0.0
         for point in points {
             let x = point.x - origin
