@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "GstPlayer", targets: ["GstPlayer"]),
         .library(name: "AppSrcFeeder", targets: ["AppSrcFeeder"]),
         .library(name: "Recording", targets: ["Recording"]),
+        .library(name: "Streaming", targets: ["Streaming"]),
     ],
     targets: [
         // GStreamer's C headers; the shim wraps only the macros Swift cannot import. Its flags come from `gstreamer`.
@@ -52,15 +53,18 @@ let package = Package(
         .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
         // Recording sessions: an appsink's audio into crash-safe WAV files, with levels, voice activation, splits.
         .target(name: "Recording", dependencies: ["AppSrcFeeder", "GstPlayer"]),
+        // RTP/SRT receive and send, HTTP/HLS receive, SDP, endpoints and multi-room sync, as sessions a program runs.
+        .target(name: "Streaming", dependencies: ["GstPlayer", "AppSrcFeeder"]),
         // The command-line tool. Release builds link the Swift runtime and libstdc++ statically with lld (see
         // scripts/static-libstdc++), with packed relative relocations (glibc 2.36+) and the functions a run uses laid
         // out together (scripts/link-order.sh): the process then maps and relocates less, starting faster in less
         // memory (see README, Performance).
         .executableTarget(
-            name: "yt-gst", dependencies: ["GstPlayer", "AppSrcFeeder", "Recording"],
+            name: "yt-gst", dependencies: ["GstPlayer", "AppSrcFeeder", "Recording", "Streaming"],
             linkerSettings: [
                 // The one symbol the executable exports: pulsesink's calls to pa_stream_get_time reach
-                // Sources/yt-gst/Network/Sync/PulseStreamClock.swift first.
+                // Sources/yt-gst/PulseStreamClock+Export.swift first, which forwards them to Streaming's
+                // PulseStreamClock.
                 .unsafeFlags(["-Xlinker", "--dynamic-list=\(Context.packageDirectory)/scripts/exported-symbols.list"]),
                 .unsafeFlags(
                     [
@@ -73,14 +77,19 @@ let package = Package(
         // The example in the README: a WAV played through the libraries with a pipeline of its own. Built by every
         // build (so `make test` compiles it, and Tests/CLITests/ExampleTests.swift runs it), never installed.
         .executableTarget(name: "play-wav", dependencies: ["GstPlayer", "AppSrcFeeder"], path: "Examples/PlayWAV"),
+        // The README's receiver: a synchronised receiver of rtp://@:PORT through the Streaming library (built by every
+        // build; Tests/NetworkTests/SyncedReceiverExampleTests.swift runs it against a stream in a lab).
+        .executableTarget(name: "synced-receiver", dependencies: ["Streaming"], path: "Examples/SyncedReceiver"),
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "TestSupport"]),
         .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(
-            name: "CommandLineTests", dependencies: ["yt-gst", "AppSrcFeeder", "GstPlayer", "Recording", "TestSupport"]),
+            name: "CommandLineTests",
+            dependencies: ["yt-gst", "AppSrcFeeder", "GstPlayer", "Recording", "Streaming", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
+        .testTarget(name: "StreamingSessionTests", dependencies: ["Streaming", "GstPlayer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@
 import GstPlayer
 import Testing
 
+@testable import Streaming
 @testable import yt_gst
 
 @Suite struct SRTRejectReasonTests {

@@ -1,6 +1,7 @@
 // yt-gst — reading SDP: the first audio stream's values, never those of the other streams around it.
 import Testing
 
+@testable import Streaming
 @testable import yt_gst
 
 @Suite struct SessionDescriptionTests {

@@ -2,6 +2,7 @@
 import AppSrcFeeder
 import Glibc
 import GstPlayer
+import Streaming
 
 /// `stream`'s options when a `--to` is a broadcast destination (see `BroadcastTarget.isBroadcast`), checked, and
 /// the plan they make. A `BroadcastSession` then runs it.

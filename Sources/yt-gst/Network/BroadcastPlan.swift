@@ -1,5 +1,6 @@
 // yt-gst — what a broadcast builds: one decode and pacing, then an encoder and a sink per destination.
 import GstPlayer
+import Streaming
 
 /// The codec of Icecast streams.
 enum BroadcastCodec: String, CaseIterable {

@@ -1,4 +1,5 @@
 // yt-gst — the broadcast destinations of `stream --to`: an Icecast mount, or an HLS directory.
+import Streaming
 
 /// One broadcast destination: `stream` feeds every one given from the same decoded audio.
 enum BroadcastTarget: Equatable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 // yt-gst — one HLS destination's playlist on disk, kept by the broadcast as its segment sink finishes segments.
 import Glibc
 import GstPlayer
+import Streaming
 
 /// The playlist of one HLS directory: `HLSPlaylist` fed by its `splitmuxsink`'s messages, written atomically after
 /// each segment, and the segments that left it deleted.

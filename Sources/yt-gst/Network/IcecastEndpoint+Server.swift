@@ -1,4 +1,5 @@
 // yt-gst — what a broadcast asks an Icecast server beside the stream: is it there, why it refused the source,
+import Streaming
 // and the title that now plays.
 
 extension IcecastEndpoint {

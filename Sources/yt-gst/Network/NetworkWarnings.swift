@@ -1,11 +1,12 @@
 // yt-gst — the warnings of a `stream` or `receive` pipeline, each kind said once.
 import GstPlayer
+import Streaming
 
-/// Says each kind of warning once: udpsink, for one, warns for every packet the network refuses.
+/// Says each kind of warning once (`WarningFilter`), above the status line.
 struct NetworkWarnings {
     let quiet: Bool
     let verbose: Bool
-    private var said: Set<String> = []
+    private var filter = WarningFilter()
 
     init(quiet: Bool, verbose: Bool) {
         self.quiet = quiet
@@ -14,7 +15,7 @@ struct NetworkWarnings {
 
     /// Prints `warning` about `url` above the status line, unless it was said already or --quiet.
     mutating func report(_ warning: GstError, about url: StreamURL, status: inout StatusLine) {
-        guard !quiet && said.insert(warning.description).inserted else { return }
+        guard !quiet && filter.isNew(warning) else { return }
         status.clear()
         Terminal.error("yt-gst: \(url): warning: \(verbose ? warning.verboseDescription : warning.description)")
     }

@@ -1,12 +1,10 @@
 // yt-gst — `yt-gst receive`: plays (or records) what `stream` sends, over RTP or SRT, and ends by itself.
 import GstPlayer
+import Streaming
 
-/// `receive`'s options, checked, and the plan they make: where to listen or call, and the pipeline from the network
-/// to the output. A `ReceiveSession` then runs it.
+/// `receive`'s options, checked, and the session's configuration they make; a `ReceiveSession` runs it, a
+/// `ReceiveRenderer` says what happens.
 struct ReceiveCommand {
-    static let defaultLatencyMilliseconds = 50
-    /// Everything after the decoder when neither --sink nor --pipeline is given.
-    static let defaultOutput = "audioconvert ! audioresample ! autoaudiosink"
 
     static let spec = CommandSpec(
         name: "receive", abstract: "Receive a stream from `yt-gst stream` and play it.", operands: "URL",
@@ -63,14 +61,13 @@ struct ReceiveCommand {
     var source: StreamURL
     var latency: Int?
     var timeout: Double?
-    var output: String
-    var usesDefaultOutput: Bool
+    /// What takes the decoded audio; nil: the default output.
+    var output: String?
     var interface: String?
     /// Whether RTP plays in step with the sender's clock (not --no-sync), and on which clock.
     var synchronised: Bool
     var clock: ReferenceClock?
-    /// --delay-ms in ns.
-    var delay: Int64
+    var delayMilliseconds: Int
     var quiet: Bool
     var verbose: Bool
 
@@ -91,12 +88,11 @@ struct ReceiveCommand {
         if let text = sink ?? pipeline, text.allSatisfy(\.isWhitespace) {
             throw UsageError("--sink and --pipeline need a launch string")
         }
-        output = pipeline ?? sink.map { "audioconvert ! audioresample ! " + $0 } ?? ReceiveCommand.defaultOutput
-        usesDefaultOutput = sink == nil && pipeline == nil
+        output = pipeline ?? sink.map { "audioconvert ! audioresample ! " + $0 }
         interface = arguments.value("iface")
         synchronised = !arguments.flags.contains("no-sync")
         clock = try arguments.value("clock").map { text throws(UsageError) in try ReferenceClock(option: text) }
-        delay = Int64(try arguments.integer("delay-ms", in: -10_000...10_000) ?? 0) * 1_000_000
+        delayMilliseconds = try arguments.integer("delay-ms", in: -10_000...10_000) ?? 0
         quiet = arguments.flags.contains("quiet")
         verbose = arguments.flags.contains("verbose")
         switch source {
@@ -109,197 +105,49 @@ struct ReceiveCommand {
             }
         case .srt:
             if interface != nil { throw UsageError("--iface applies to RTP multicast only") }
-            if delay != 0 || clock != nil || !synchronised {
+            if delayMilliseconds != 0 || clock != nil || !synchronised {
                 throw UsageError("--delay-ms, --clock and --no-sync apply to RTP (SRT plays as it arrives)")
             }
         case .sdp:
             break
         }
-        if !synchronised && (delay != 0 || clock != nil) {
+        if !synchronised && (delayMilliseconds != 0 || clock != nil) {
             throw UsageError("--delay-ms and --clock synchronise playback; they do not go with --no-sync")
         }
         // Playing earlier than the others takes from the shared latency; what the output buffers must be left.
         let shared = latency ?? ReceiverSync.defaultLatencyMilliseconds
-        let earliest = shared - ReceiverSync.outputBufferMicroseconds / 1000 - 10
-        if delay < 0 && -delay > Int64(earliest) * 1_000_000 {
+        let earliest = ReceiverSync.earliestDelayMilliseconds(latency: shared)
+        if delayMilliseconds < 0 && -delayMilliseconds > earliest {
             throw UsageError(
-                "--delay-ms \(delay / 1_000_000) plays earlier than the latency allows (at most -\(max(earliest, 0)) "
+                "--delay-ms \(delayMilliseconds) plays earlier than the latency allows (at most -\(earliest) "
                     + "with --latency-ms \(shared); raise --latency-ms on every receiver)")
         }
+    }
+
+    /// The session's configuration: the options as plain values, the status line's rate when one is shown, and
+    /// losses reported on stderr when not.
+    var configuration: ReceiveSession.Configuration {
+        var configuration = ReceiveSession.Configuration(source: source)
+        configuration.latencyMilliseconds = latency
+        configuration.delayMilliseconds = delayMilliseconds
+        configuration.synchronised = synchronised
+        configuration.clock = clock
+        configuration.timeout = timeout.map { .seconds($0) }
+        configuration.interface = interface
+        configuration.output = output
+        let showsStatus = Terminal.stdoutIsTerminal && !quiet
+        configuration.statusInterval = showsStatus ? .milliseconds(100) : nil
+        configuration.lossReportInterval = !showsStatus && !quiet ? .seconds(1) : nil
+        return configuration
     }
 
     func run() throws(UsageError) -> ExitCode {
         Gst.initialize()
         Interrupts.install()
-        do throws(ExitCode) {
-            let plan = try makePlan()
-            if usesDefaultOutput && Gst.audioOutputs().isEmpty {
-                Terminal.error(
-                    "yt-gst: no audio output available (no PulseAudio server or sound card found); "
-                        + "choose another with --sink, e.g. --sink 'wavenc ! filesink location=received.wav'")
-                return .failure
-            }
-            let packetGuard = plan.packetGuard()
-            let pipeline = try makePipeline(plan, packetGuard: packetGuard)
-            let sender = try firstPacketIfSynchronising(plan, pipeline: pipeline, packetGuard: packetGuard)
-            let sync = try sender.flatMap { first throws(ExitCode) in
-                try makeSync(plan, sender: first, pipeline: pipeline)
-            }
-            if sender != nil && sync == nil {
-                // No clock to follow: the jitter buffer's latency as without synchronisation.
-                try? pipeline.element(named: "rtpbin").set(
-                    "latency", fromString: String(latency ?? ReceiveCommand.defaultLatencyMilliseconds))
-            }
-            return ReceiveSession(
-                command: self, pipeline: pipeline, plan: plan, packetGuard: packetGuard, sync: sync
-            ).run()
-        } catch {
-            return error
-        }
-    }
-
-    /// Where to listen or whom to call, and the RTP format when an SDP gives it.
-    ///
-    /// - Throws: the exit code, once the problem has been said.
-    private func makePlan() throws(ExitCode) -> ReceivePlan {
-        switch try source.resolvedOrExit(sending: false) {
-        case .rtp(let endpoint):
-            return .rtp(address: endpoint.host, port: endpoint.port, rtcpPort: endpoint.rtcpPort, caps: nil)
-        case .sdp(let path):
-            let sdp: SessionDescription
-            do { sdp = try SessionDescription(parsing: try NetworkFile.read(path).get()) } catch {
-                Terminal.error("yt-gst: \(path): \(error)")
-                throw .failure
-            }
-            // A unicast SDP names this machine's address; listening on every address is the same and more robust.
-            return .rtp(
-                address: sdp.isMulticast ? sdp.address : nil, port: sdp.port, rtcpPort: sdp.rtcpPort, caps: sdp.rtpCaps,
-                clock: sdp.referenceClock)
-        case .srt(let endpoint):
-            return .srt(endpoint)
-        }
-    }
-
-    /// For a synchronised RTP receiver that plays in real time: the first packet (who sends, which payload type);
-    /// nil otherwise. An output that does not follow the clock (a file) is not synchronised, and loses nothing.
-    private func firstPacketIfSynchronising(
-        _ plan: ReceivePlan, pipeline: Pipeline, packetGuard: RTPPacketGuard?
-    ) throws(ExitCode) -> FirstPacket? {
-        guard synchronised, case .rtp(let address, let port, _, _, _) = plan, let packetGuard,
-            (try? pipeline.element(named: "received"))?.pipelineSynchronizesToClock ?? true
-        else { return nil }
-        return try FirstPacket.wait(
-            port: port, group: address, interface: interface, timeout: timeout, describing: source,
-            accepting: packetGuard.isPlayable)
-    }
-
-    /// The shared clock, synced, and the timing of `pipeline` on it; nil (after a warning) when the sender publishes
-    /// no clock.
-    ///
-    /// - Throws: the exit code, once the problem has been said (an NTP or PTP clock that does not answer).
-    private func makeSync(
-        _ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline
-    ) throws(ExitCode)
-        -> ReceiverSync?
-    {
-        guard case .rtp(_, let port, _, let caps, let sdpClock) = plan else { return nil }
-        let rtpCaps = caps ?? RTPFormat.knownCapsByPayloadType[sender.payloadType]
-        guard let rate = rtpCaps?["clock-rate"]?.number.map({ Int($0) }), rate > 0 else { return nil }
-        let reference = clock ?? sdpClock ?? .sender
-        let clockPort = MediaClock.clockPort(rtpPort: port)
-        guard
-            let shared = reference.makeClock(
-                senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
-        else {
-            Terminal.error("yt-gst: \(reference) is not available here (PTP needs gst-ptp-helper and ports 319-320)")
-            throw .failure
-        }
-        guard try shared.waitForSync(within: .seconds(3)) else {
-            if reference != .sender {
-                Terminal.error("yt-gst: \(source): \(reference) did not answer within 3 s")
-                throw .failure
-            }
-            if !quiet {
-                Terminal.error(
-                    "yt-gst: \(source): warning: \(sender.sender) publishes no clock on UDP port \(clockPort) "
-                        + "(not a yt-gst sender?); playing unsynchronised")
-            }
-            return nil
-        }
-        let sync = ReceiverSync(
-            clock: shared,
-            latency: ClockTime(nanoseconds: UInt64(latency ?? ReceiverSync.defaultLatencyMilliseconds) * 1_000_000),
-            delay: delay, rate: rate)
-        do throws(GstError) {
-            try pipeline.element(named: "rtpbin").set("latency", fromString: String(sync.jitterBufferMilliseconds))
-            sync.prepare(pipeline, retimeElement: try pipeline.element(named: "retime"))
-        } catch {
-            Terminal.error("yt-gst: \(describe(error, plan: plan, connected: false))")
-            throw .failure
-        }
-        return sync
-    }
-
-    /// The pipeline for `plan` into the output, with the user's values set.
-    private func makePipeline(_ plan: ReceivePlan, packetGuard: RTPPacketGuard?) throws(ExitCode) -> Pipeline {
-        let pipeline: Pipeline
-        do {
-            pipeline = try Pipeline(launch: plan.launch(output: output))
-        } catch {
-            switch error.kind {
-            case .missingElement: Terminal.error("yt-gst: \(MissingPlugin.describe(error))")
-            default: Terminal.error("yt-gst: bad pipeline: \(error.message): \(output)")
-            }
-            throw error.kind == .missingElement ? .failure : .usage
-        }
-        do { try configure(pipeline, plan: plan, packetGuard: packetGuard) } catch {
-            Terminal.error("yt-gst: \(describe(error, plan: plan, connected: false))")
-            _ = try? pipeline.setState(.null)
-            throw .failure
-        }
-        return pipeline
-    }
-
-    private func configure(_ pipeline: Pipeline, plan: ReceivePlan, packetGuard: RTPPacketGuard?) throws(GstError) {
-        switch plan {
-        case .rtp(let address, let port, let rtcpPort, let caps, _):
-            let rtpbin = try pipeline.element(named: "rtpbin")
-            try rtpbin.set("latency", fromString: String(latency ?? ReceiveCommand.defaultLatencyMilliseconds))
-            if caps == nil { rtpbin.answerPayloadTypeRequests(from: RTPFormat.knownCapsByPayloadType) }
-            rtpbin.postApplicationMessageOnBye(named: "yt-gst/rtp-bye")
-            for (name, port) in [("rtp", port), ("rtcp", rtcpPort)] {
-                let udp = try pipeline.element(named: name)
-                try udp.set("port", fromString: String(port))
-                if let address {
-                    try udp.set("address", fromString: address)
-                    if let interface { try udp.set("multicast-iface", fromString: interface) }
-                }
-            }
-            let rtp = try pipeline.element(named: "rtp")
-            if let packetGuard { rtp.filterPackets(onPad: "src") { packetGuard.verdict(on: $0) } }
-            try rtp.set("caps", to: caps ?? Caps(mediaType: "application/x-rtp", fields: [("media", .string("audio"))]))
-            if let timeout { try rtp.set("timeout", fromString: String(UInt64(timeout * 1e9))) }
-            // Render as soon as the jitter buffer lets a packet go: the sink adds no processing deadline of its own.
-            for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("processing-deadline") {
-                try sink.set("processing-deadline", fromString: "0")
-            }
-        case .srt(let endpoint):
-            try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: latency)
-            try pipeline.element(named: "framing").endStreamAtMarker(
-                onPad: "src", named: NetworkSRT.endMarker, postingMessage: "yt-gst/sender-finished")
-            // The buffers carry the sender's timestamps: play them as they arrive, paced by SRT's own latency.
-            for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("sync") {
-                try sink.set("sync", fromString: "false")
-            }
-        }
-    }
-
-    /// One line for an error; `connected`: whether data had arrived from the network.
-    func describe(_ error: GstError, plan: ReceivePlan, connected: Bool) -> String {
-        if error.kind == .missingElement { return MissingPlugin.describe(error) }
-        if case .srt(let endpoint) = plan, error.elementName == "net" {
-            return NetworkSRT.explain(error, endpoint: endpoint, connected: connected, verbose: verbose)
-        }
-        return "\(source): \(verbose ? error.verboseDescription : error.description)"
+        let renderer = ReceiveRenderer(self)
+        let session = ReceiveSession(configuration, observer: renderer.render)
+        let control = session.control
+        Interrupts.onSignal({ control.stop(.interrupted($0)) })
+        do { return renderer.finish(try session.run()) } catch { return renderer.fail(error) }
     }
 }

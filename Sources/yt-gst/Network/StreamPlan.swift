@@ -1,5 +1,6 @@
 // yt-gst — what `stream` builds: the transport and the format on the wire, and the launch string for them.
 import GstPlayer
+import Streaming
 
 /// What `stream` builds: the transport, and the format on the wire.
 enum StreamPlan {

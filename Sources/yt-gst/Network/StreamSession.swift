@@ -1,5 +1,6 @@
 // yt-gst — one run of `stream`: the built pipeline from its start to the last sample out, in one control loop.
 import GstPlayer
+import Streaming
 
 /// Runs a `stream` pipeline until the audio has left (or an error or a signal ends it), and says how it ended.
 ///

@@ -1,12 +1,7 @@
-// yt-gst — the network addresses of `stream` and `receive`: rtp://, srt:// and SDP files.
+// yt-gst — the URLs of `stream` and `receive` as users type them: rtp://, srt:// and SDP files.
+import Streaming
 
-/// Where `stream` sends to or `receive` listens on.
-enum StreamURL: Equatable, CustomStringConvertible {
-    case rtp(RTPEndpoint)
-    case srt(SRTEndpoint)
-    /// An SDP file that describes an RTP stream (receive only).
-    case sdp(path: String)
-
+extension StreamURL {
     /// Parses a URL as typed by a user.
     ///
     /// - Throws: a `UsageError` that names the problem ("port must be 1-65534", "unknown scheme").
@@ -52,14 +47,6 @@ enum StreamURL: Equatable, CustomStringConvertible {
             self = .srt(try SRTEndpoint(host: host, port: port, query: query, in: text))
         default:
             throw UsageError("\(text): unknown scheme \"\(scheme)\" (use rtp://, srt:// or an .sdp file)")
-        }
-    }
-
-    var description: String {
-        switch self {
-        case .rtp(let endpoint): endpoint.description
-        case .srt(let endpoint): endpoint.description
-        case .sdp(let path): "sdp:\(path)"
         }
     }
 
@@ -129,6 +116,52 @@ enum StreamURL: Equatable, CustomStringConvertible {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
+        }
+    }
+}
+
+extension SRTEndpoint {
+    /// The endpoint of an srt:// URL, with its ?options (mode, passphrase, pbkeylen, latency) checked.
+    init(host: String?, port: Int, query: [String: String], in url: String) throws(UsageError) {
+        var mode: Mode? = nil
+        if let text = query["mode"] {
+            guard let parsed = Mode(rawValue: text) else { throw UsageError("\(url): mode must be caller or listener") }
+            mode = parsed
+        }
+        if mode == .caller && host == nil { throw UsageError("\(url): a caller needs a host (srt://HOST:PORT)") }
+        var keyLength: Int? = nil
+        if let text = query["pbkeylen"] {
+            guard let value = Int(text), [16, 24, 32].contains(value) else {
+                throw UsageError("\(url): pbkeylen must be 16, 24 or 32 (bytes of AES key), not \"\(text)\"")
+            }
+            keyLength = value
+        }
+        let passphrase = query["passphrase"]
+        if let passphrase, !(10...79).contains(passphrase.utf8.count) {
+            throw UsageError("\(url): an SRT passphrase must be 10 to 79 characters long")
+        }
+        if keyLength != nil && passphrase == nil { throw UsageError("\(url): pbkeylen needs a passphrase") }
+        var latency: Int? = nil
+        if let text = query["latency"] {
+            guard let value = Int(text), (0...60_000).contains(value) else {
+                throw UsageError("\(url): latency must be milliseconds from 0 to 60000, not \"\(text)\"")
+            }
+            latency = value
+        }
+        let known: Set = ["mode", "passphrase", "pbkeylen", "latency"]
+        if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
+            throw UsageError("\(url): unknown option \"\(unknown)\" (known: mode, passphrase, pbkeylen, latency)")
+        }
+        self.init(host: host, port: port, mode: mode, passphrase: passphrase, keyLength: keyLength, latency: latency)
+    }
+}
+
+extension StreamURL {
+    /// `resolved(sending:)` for a command's plan: a problem is said in one line, and the command exits with 1.
+    func resolvedOrExit(sending: Bool) throws(ExitCode) -> StreamURL {
+        do { return try resolved(sending: sending) } catch {
+            Terminal.error("yt-gst: \(error)")
+            throw .failure
         }
     }
 }

@@ -1,5 +1,6 @@
 // yt-gst — the clock a sender runs on, published for its receivers, and its stream's timestamps on it.
 import GstPlayer
+import Streaming
 
 /// What a synchronised RTP sender runs on: its pipeline clock (the machine's, or an NTP or PTP one), published on
 /// the RTP port + 2 of every destination's port, and RTP timestamps that count that clock (`MediaClock`).

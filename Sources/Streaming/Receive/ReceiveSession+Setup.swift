@@ -1,0 +1,167 @@
+// yt-gst — before a receiver plays: where to listen, its pipeline, and for a synchronised one the sender's clock.
+import GstPlayer
+
+extension ReceiveSession {
+    /// Where to listen or whom to call, and the RTP format when an SDP gives it.
+    func makePlan() throws(StreamingError) -> ReceivePlan {
+        let source: StreamURL
+        do { source = try configuration.source.resolved(sending: false) } catch { throw .address(error) }
+        switch source {
+        case .rtp(let endpoint):
+            return .rtp(address: endpoint.host, port: endpoint.port, rtcpPort: endpoint.rtcpPort, caps: nil)
+        case .sdp(let path):
+            let sdp: SessionDescription
+            do { sdp = try SessionDescription(parsing: try NetworkFile.read(path).get()) } catch {
+                throw .sdp(path: path, error)
+            }
+            // A unicast SDP names this machine's address; listening on every address is the same and more robust.
+            return .rtp(
+                address: sdp.isMulticast ? sdp.address : nil, port: sdp.port, rtcpPort: sdp.rtcpPort, caps: sdp.rtpCaps,
+                clock: sdp.referenceClock)
+        case .srt(let endpoint):
+            return .srt(endpoint)
+        }
+    }
+
+    /// The pipeline for `plan` into the output, with the configuration's values set.
+    func makePipeline(_ plan: ReceivePlan, packetGuard: RTPPacketGuard?) throws(StreamingError) -> Pipeline {
+        let output = configuration.output ?? ReceiveSession.defaultOutput
+        let pipeline: Pipeline
+        do { pipeline = try Pipeline(launch: plan.launch(output: output)) } catch {
+            throw .launch(error, output: output)
+        }
+        do { try configure(pipeline, plan: plan, packetGuard: packetGuard) } catch {
+            _ = try? pipeline.setState(.null)
+            throw streamError(error, plan: plan, connected: false)
+        }
+        return pipeline
+    }
+
+    /// `error` as the stream's, with the SRT endpoint it concerns.
+    func streamError(_ error: GstError, plan: ReceivePlan, connected: Bool) -> StreamingError {
+        guard case .srt(let endpoint) = plan else { return .stream(error, url: url) }
+        return .stream(error, url: url, srt: endpoint, connected: connected)
+    }
+
+    private func configure(_ pipeline: Pipeline, plan: ReceivePlan, packetGuard: RTPPacketGuard?) throws(GstError) {
+        switch plan {
+        case .rtp(let address, let port, let rtcpPort, let caps, _):
+            try configureRTP(pipeline, address: address, ports: (port, rtcpPort), caps: caps, packetGuard: packetGuard)
+        case .srt(let endpoint):
+            let latency = configuration.latencyMilliseconds
+            try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: latency)
+            try pipeline.element(named: "framing").endStreamAtMarker(
+                onPad: "src", named: NetworkSRT.endMarker, postingMessage: "yt-gst/sender-finished")
+            // The buffers carry the sender's timestamps: play them as they arrive, paced by SRT's own latency.
+            for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("sync") {
+                try sink.set("sync", fromString: "false")
+            }
+        }
+        // The caller's values last: they win over the defaults above.
+        for sink in pipeline.allElements() where sink.isSink {
+            for (property, value) in configuration.sinkProperties.sorted(by: { $0.key < $1.key })
+            where sink.hasProperty(property) {
+                try sink.set(property, fromString: value)
+            }
+        }
+    }
+
+    private func configureRTP(
+        _ pipeline: Pipeline, address: String?, ports: (rtp: Int, rtcp: Int), caps: Caps?, packetGuard: RTPPacketGuard?
+    ) throws(GstError) {
+        let rtpbin = try pipeline.element(named: "rtpbin")
+        try rtpbin.set("latency", fromString: String(unsynchronisedLatency))
+        if caps == nil { rtpbin.answerPayloadTypeRequests(from: RTPFormat.knownCapsByPayloadType) }
+        rtpbin.postApplicationMessageOnBye(named: "yt-gst/rtp-bye")
+        for (name, port) in [("rtp", ports.rtp), ("rtcp", ports.rtcp)] {
+            let udp = try pipeline.element(named: name)
+            try udp.set("port", fromString: String(port))
+            if let address {
+                try udp.set("address", fromString: address)
+                if let interface = configuration.interface { try udp.set("multicast-iface", fromString: interface) }
+            }
+        }
+        let rtp = try pipeline.element(named: "rtp")
+        if let packetGuard { rtp.filterPackets(onPad: "src") { packetGuard.verdict(on: $0) } }
+        try rtp.set("caps", to: caps ?? Caps(mediaType: "application/x-rtp", fields: [("media", .string("audio"))]))
+        if let timeout = configuration.timeout {
+            try rtp.set("timeout", fromString: String(timeout.wholeNanoseconds))
+        }
+        // Render as soon as the jitter buffer lets a packet go: the sink adds no processing deadline of its own.
+        for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("processing-deadline") {
+            try sink.set("processing-deadline", fromString: "0")
+        }
+    }
+
+    /// The jitter buffer's latency without a clock to follow.
+    private var unsynchronisedLatency: Int {
+        configuration.latencyMilliseconds ?? ReceiveSession.unsynchronisedLatencyMilliseconds
+    }
+
+    /// For a synchronised RTP receiver that plays in real time: the sender's first packet, then its clock, and the
+    /// pipeline's timing on it; nil otherwise (an output that does not follow the clock, a file, is not
+    /// synchronised, and loses nothing), or when the sender publishes no clock (after a warning).
+    func synchronise(
+        _ plan: ReceivePlan, pipeline: Pipeline, packetGuard: RTPPacketGuard?
+    ) throws(StreamingError) -> Result<ReceiverSync?, FirstPacket.Missing> {
+        guard configuration.synchronised, case .rtp(let address, let port, _, _, _) = plan, let packetGuard,
+            (try? pipeline.element(named: "received"))?.pipelineSynchronizesToClock ?? true
+        else { return .success(nil) }
+        let first = try FirstPacket.wait(
+            port: port, group: address, interface: configuration.interface, timeout: configuration.timeout, url: url,
+            accepting: packetGuard.isPlayable, stopRequested: stopRequested)
+        switch first {
+        case .failure(let missing):
+            return .failure(missing)
+        case .success(let sender):
+            let sync = try makeSync(plan, sender: sender, pipeline: pipeline)
+            if sync == nil {
+                // No clock to follow: the jitter buffer's latency as without synchronisation.
+                try? pipeline.element(named: "rtpbin").set("latency", fromString: String(unsynchronisedLatency))
+            }
+            return sync.map { .success($0) } ?? stoppedOrUnsynchronised
+        }
+    }
+
+    /// After a clock wait that gave nothing: stopped, if a stop came meanwhile; else unsynchronised.
+    private var stoppedOrUnsynchronised: Result<ReceiverSync?, FirstPacket.Missing> {
+        for case .stop(let reason) in early { return .failure(.stopped(reason)) }
+        return .success(nil)
+    }
+
+    /// The shared clock, synced, and the timing of `pipeline` on it; nil when the sender publishes no clock (said
+    /// as a warning) or a stop came while waiting for it.
+    private func makeSync(
+        _ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline
+    ) throws(StreamingError) -> ReceiverSync? {
+        guard case .rtp(_, let port, _, let caps, let sdpClock) = plan else { return nil }
+        let rtpCaps = caps ?? RTPFormat.knownCapsByPayloadType[sender.payloadType]
+        guard let rate = rtpCaps?["clock-rate"]?.number.map({ Int($0) }), rate > 0 else { return nil }
+        let reference = configuration.clock ?? sdpClock ?? .sender
+        let clockPort = MediaClock.clockPort(rtpPort: port)
+        guard
+            let shared = reference.makeClock(senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
+        else { throw .clockUnavailable(reference) }
+        switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {
+        case .answered:
+            break
+        case .stopped:
+            return nil
+        case .timedOut:
+            if reference != .sender { throw .clockSilent(reference, url: url, limit: .seconds(3)) }
+            observer(.warning(.noSenderClock(sender: sender.sender, port: clockPort)))
+            return nil
+        }
+        let latency = configuration.latencyMilliseconds ?? ReceiverSync.defaultLatencyMilliseconds
+        let sync = ReceiverSync(
+            clock: shared, latency: ClockTime(nanoseconds: UInt64(latency) * 1_000_000),
+            delay: Int64(configuration.delayMilliseconds) * 1_000_000, rate: rate)
+        do throws(GstError) {
+            try pipeline.element(named: "rtpbin").set("latency", fromString: String(sync.jitterBufferMilliseconds))
+            sync.prepare(pipeline, retimeElement: try pipeline.element(named: "retime"))
+        } catch {
+            throw streamError(error, plan: plan, connected: false)
+        }
+        return sync
+    }
+}

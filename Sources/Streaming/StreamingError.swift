@@ -1,0 +1,54 @@
+// yt-gst — everything that can stop a streaming session, with the URL, element or port it concerns.
+import GstPlayer
+
+/// Why a `ReceiveSession` or `HTTPReceiveSession` could not run, or what ended it: each case carries the URL (as
+/// the caller gave it), the element or the port concerned, and the underlying error. Callers decide on the case,
+/// never on text.
+public enum StreamingError: Error, Sendable {
+    /// A host that cannot be resolved or reached; the problem's text starts with the URL.
+    case address(NetworkAddress.Problem)
+    /// An SDP file that cannot be read or used.
+    case sdp(path: String, SDPError)
+    /// The default output was asked for and this machine has none (no PulseAudio server, no sound card).
+    case noAudioOutput
+    /// The pipeline cannot be made from the caller's output description (`output`): a parse error, or an element
+    /// that is not installed (`error.kind == .missingElement`).
+    case launch(GstError, output: String)
+    /// GStreamer stopped the stream from `url` (an element's error, a refused state change). Over SRT `srt` is
+    /// the endpoint as resolved, and `connected` says whether data had arrived from the network.
+    case stream(GstError, url: String, srt: SRTEndpoint? = nil, connected: Bool = false)
+    /// The receiver's ports (`port` and the next) could not be opened while it waited for the sender.
+    case socket(GstError, url: String, port: Int)
+    /// PTP cannot run here (no gst-ptp-helper, or ports 319-320 taken).
+    case clockUnavailable(ReferenceClock)
+    /// An NTP or PTP clock that did not answer within `limit`.
+    case clockSilent(ReferenceClock, url: String, limit: Duration)
+    /// An SRT listener rejected its caller before any audio (libsrt's reason).
+    case srtRejected(SRTRejectReason, url: String)
+    /// The SRT connection closed without the sender's end marker.
+    case connectionClosed(url: String)
+    /// The output got no end of stream within `limit` after the stream ended.
+    case couldNotFinalise(url: String, limit: Duration)
+    /// An HTTP server answered 404 for `url` before any audio.
+    case notFound(url: String)
+    /// An HTTP server could not be reached at all (`problem`: "Connection refused", "timed out", ...).
+    case cannotConnect(url: String, problem: String)
+}
+
+/// What a streaming session warns about and goes on.
+public enum StreamingWarning: Sendable {
+    /// A WARNING from the pipeline (each kind is reported once).
+    case pipeline(GstError)
+    /// The sender at `sender` publishes no clock on UDP `port`: the stream plays unsynchronised.
+    case noSenderClock(sender: String, port: Int)
+    /// A delay was asked of a receiver that is not synchronised: only a synchronised one can move its output.
+    case delayNeedsSync
+}
+
+/// Why a caller stopped a session.
+public enum StopReason: Equatable, Sendable {
+    /// A signal (SIGINT, SIGTERM) the caller caught.
+    case interrupted(Int32)
+    /// The caller asked (a control socket, a button).
+    case requested
+}

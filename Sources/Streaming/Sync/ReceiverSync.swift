@@ -1,0 +1,102 @@
+// yt-gst — what makes a receiver play in step with the sender and every other receiver.
+import GstPlayer
+import Synchronization
+
+/// A synchronised receiver's timing: the clock it shares with the sender, and when each sample plays.
+///
+/// Sample n plays when the shared clock reads (the sender's time of n) + `latency` + `delay`, on every receiver:
+/// - the pipeline runs on the shared clock (`Pipeline.run(on:baseTime:)`) with its latency fixed to `latency`;
+/// - every RTP packet gets the timestamp its RTP timestamp means on that clock (`MediaClock`), whatever the network
+///   did to it on the way, so the first packet a late receiver hears is placed as exactly as the millionth;
+/// - the audio sink follows the clock sample by sample (`OutputAligner`): the device's own rate and the audio
+///   server's start-up offset are corrected one sample at a time instead of the sink's 40 ms tolerance.
+public final class ReceiverSync {
+    /// The end-to-end latency when --latency-ms is not given: the jitter buffer's 30 ms, the output's 40 ms and room.
+    public static let defaultLatencyMilliseconds = 80
+    /// What the audio sink buffers (its `buffer-time`, 40 ms) and how much it writes at once (`latency-time`,
+    /// 10 ms), unless the user set them: the sink's own latency must fit within the shared one.
+    public static let outputBufferMicroseconds = 40_000
+    static let outputPeriodMicroseconds = 10_000
+
+    let clock: Clock
+    let latency: ClockTime
+    /// --delay-ms, in ns (negative: earlier): read by the retiming probe for every packet, so a change is live.
+    private let delay: SharedDelay
+    /// The RTP clock rate of the stream.
+    let rate: Int
+    /// One per audio sink.
+    private(set) var aligners: [OutputAligner] = []
+
+    init(clock: Clock, latency: ClockTime, delay: Int64, rate: Int) {
+        self.clock = clock
+        self.latency = latency
+        self.delay = SharedDelay(delay)
+        self.rate = rate
+    }
+
+    /// The earliest a receiver may play (the most negative --delay-ms) with a shared latency of `latency` ms: what
+    /// the output buffers must be left of it.
+    public static func earliestDelayMilliseconds(latency: Int) -> Int {
+        max(latency - outputBufferMicroseconds / 1000 - 10, 0)
+    }
+
+    /// Plays every later packet `milliseconds` later than the shared instant (negative: earlier), within what the
+    /// latency allows; returns the delay set. The output realigns once to the new instant (a short gap or skip).
+    func setDelay(milliseconds: Int) -> Int {
+        let earliest = -ReceiverSync.earliestDelayMilliseconds(latency: latencyMilliseconds)
+        let bounded = min(max(milliseconds, earliest), 10_000)
+        delay.nanoseconds.store(Int64(bounded) * 1_000_000, ordering: .relaxed)
+        return bounded
+    }
+
+    private var latencyMilliseconds: Int { Int(latency.nanoseconds / 1_000_000) }
+
+    /// The jitter buffer's latency: what the shared latency leaves after the output's buffer, at least 10 ms.
+    var jitterBufferMilliseconds: Int {
+        max(ReceiverSync.earliestDelayMilliseconds(latency: latencyMilliseconds), 10)
+    }
+
+    /// Sets the pipeline's clock, base time and latency, and gives every packet that passes `retimeElement`'s sink
+    /// pad its time on the shared clock. Call before the pipeline goes to READY.
+    func prepare(_ pipeline: Pipeline, retimeElement: Element) {
+        let baseTime = clock.time
+        pipeline.run(on: clock, baseTime: baseTime)
+        pipeline.setLatency(latency)
+        let (clock, rate) = (clock, rate)
+        retimeElement.retime(onPad: "sink") { [delay] head in
+            guard let timestamp = MediaClock.rtpTimestamp(inPacket: head) else { return nil }
+            let played = MediaClock.time(ofRTPTimestamp: timestamp, rate: rate, near: clock.time)
+            let delay = delay.nanoseconds.load(ordering: .relaxed)
+            let running = Int64(played.nanoseconds) - Int64(baseTime.nanoseconds) + delay
+            return running >= 0 ? ClockTime(nanoseconds: UInt64(running)) : nil
+        }
+    }
+
+    /// Hands every audio sink of the (READY) pipeline to an `OutputAligner`, with buffers small enough for the
+    /// shared latency and realignment on a sample's difference.
+    func alignOutputs(of pipeline: Pipeline) throws(GstError) {
+        for sink in pipeline.allElements() where sink.isAudioBaseSink {
+            if sink.hasDefaultValue("buffer-time") {
+                try sink.set("buffer-time", fromString: String(ReceiverSync.outputBufferMicroseconds))
+            }
+            if sink.hasDefaultValue("latency-time") {
+                try sink.set("latency-time", fromString: String(ReceiverSync.outputPeriodMicroseconds))
+            }
+            // A correction moves the output by one sample; the sink realigns only when its samples are at least
+            // this far (1.5 samples) from where their timestamps say.
+            try sink.set("alignment-threshold", fromString: String(1_500_000_000 / rate))
+            try sink.set("discont-wait", fromString: "0")
+            let aligner = OutputAligner()
+            sink.follow(aligner)
+            aligners.append(aligner)
+        }
+        // pulsesink's clock is what the aligners compare with the shared one: make it an unbiased one.
+        if !aligners.isEmpty { PulseStreamClock.isEnabled.store(true, ordering: .relaxed) }
+    }
+}
+
+/// The delay, shared by the loop that sets it and the streaming thread that reads it for every packet.
+private final class SharedDelay: Sendable {
+    let nanoseconds: Atomic<Int64>
+    init(_ nanoseconds: Int64) { self.nanoseconds = Atomic(nanoseconds) }
+}

@@ -1,0 +1,106 @@
+// yt-gst — what `receive` shows: the status line, warnings and the summary on stderr, and the exit code.
+import Glibc
+import GstPlayer
+import Streaming
+
+/// Renders a `ReceiveSession`'s events on the terminal, and its ending or error as a last line and an exit code.
+final class ReceiveRenderer {
+    private let source: StreamURL
+    private let timeout: Double?
+    private let quiet: Bool
+    private let verbose: Bool
+    private var status: StatusLine
+
+    init(_ command: ReceiveCommand) {
+        source = command.source
+        timeout = command.timeout
+        quiet = command.quiet
+        verbose = command.verbose
+        status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
+    }
+
+    func render(_ event: ReceiveSession.Event) {
+        switch event {
+        case .status(let current):
+            let state =
+                switch current.state {
+                case .waiting: "… waiting for"
+                case .receiving: "● receiving"
+                case .finishing: "■ finishing"
+                }
+            let timing = current.sync.map { "  \($0.text)" } ?? ""
+            status.draw("\(state) \(source)  \(current.stats.audio.duration)  \(current.stats.packets)\(timing)")
+        case .warning(let warning):
+            guard !quiet else { return }
+            say("yt-gst: \(source): warning: \(text(warning))")
+        case .packetsLost(let count):
+            say("yt-gst: \(source): \(count) packets lost so far")
+        case .clockLost:
+            if !quiet {
+                say("yt-gst: \(source): warning: the sender's clock stopped answering; playing on its last estimate")
+            }
+        case .clockRegained:
+            if !quiet { say("yt-gst: \(source): the sender's clock answers again") }
+        case .problem(let error):
+            say("yt-gst: \(error.text(verbose: verbose))")
+        }
+    }
+
+    /// The last lines for how the stream ended, and the exit code.
+    func finish(_ ending: ReceiveSession.Ending) -> ExitCode {
+        status.clear()
+        if !ending.finalised, let failure = ending.failure { say("yt-gst: \(failure.text(verbose: verbose))") }
+        let summary = ending.stats?.summary ?? ""
+        let timing = ending.sync.map { "; \($0.text)" } ?? ""
+        switch ending.reason {
+        case .senderFinished:
+            guard ending.finalised, (ending.stats?.audio.buffers ?? 0) > 0 else {
+                say("yt-gst: \(source): the sender finished before any audio was decoded (\(summary))")
+                return .failure
+            }
+            if !quiet { say("yt-gst: \(source): the sender finished; \(summary)\(timing)") }
+            return .success
+        case .timedOut:
+            say("yt-gst: no data from \(source) for \(timeoutText)" + (ending.stats.map { " (\($0.summary))" } ?? ""))
+            return .failure
+        case .stopped(let reason):
+            if ending.finalised && !quiet { say("yt-gst: \(source): stopped; \(summary)\(timing)") }
+            guard case .interrupted(let signal) = reason else { return .interrupted }
+            return Interrupts.exitCode(for: signal)
+        case .failed:
+            if ending.finalised {
+                say("yt-gst: \(ending.failure.map { $0.text(verbose: verbose) } ?? "\(source): failed") (\(summary))")
+            }
+            return .failure
+        }
+    }
+
+    /// The one line for an error that kept the session from running or ended it at once, and the exit code.
+    func fail(_ error: StreamingError) -> ExitCode {
+        status.clear()
+        say("yt-gst: \(error.text(verbose: verbose))")
+        if case .launch(let cause, _) = error, cause.kind != .missingElement { return .usage }
+        return .failure
+    }
+
+    private func text(_ warning: StreamingWarning) -> String {
+        switch warning {
+        case .pipeline(let warning):
+            verbose ? warning.verboseDescription : warning.description
+        case .noSenderClock(let sender, let port):
+            "\(sender) publishes no clock on UDP port \(port) (not a yt-gst sender?); playing unsynchronised"
+        case .delayNeedsSync:
+            "a delay needs a synchronised receiver"
+        }
+    }
+
+    private var timeoutText: String {
+        guard let timeout else { return "" }
+        return timeout == timeout.rounded() ? "\(Int(timeout)) s" : "\(timeout) s"
+    }
+
+    private func say(_ line: String) {
+        status.clear()
+        Terminal.error(line)
+    }
+}
