@@ -34,6 +34,7 @@ let package = Package(
     name: "yt-gst",
     products: [
         .executable(name: "yt-gst", targets: ["yt-gst"]),
+        .library(name: "WAV", targets: ["WAV"]),
         .library(name: "GstPlayer", targets: ["GstPlayer"]),
         .library(name: "AppSrcFeeder", targets: ["AppSrcFeeder"]),
     ],
@@ -47,14 +48,17 @@ let package = Package(
             swiftSettings: [.unsafeFlags(gstreamer.includes.flatMap { ["-Xcc", "-I\($0)"] })],
             linkerSettings: [.linkedLibrary("m"), .unsafeFlags(gstreamer.libraryPaths.map { "-L\($0)" })]
                 + gstreamer.libraries.map { .linkedLibrary($0) }),
-        // WAV reading (pure Swift) and the need-data feeder that pushes it into an appsrc.
-        .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
+        // WAV in pure Swift, no GStreamer: the reader (files, memory, forward-only streams), formats, metadata, and the
+        // crash-safe writer with its levels and voice gate.
+        .target(name: "WAV"),
+        // The need-data feeder that pushes a WAV into an appsrc, the gapless chain, play order, packet plans, caps.
+        .target(name: "AppSrcFeeder", dependencies: ["WAV", "GstPlayer"]),
         // The command-line tool. Release builds link the Swift runtime and libstdc++ statically with lld (see
         // scripts/static-libstdc++), with packed relative relocations (glibc 2.36+) and the functions a run uses laid
         // out together (scripts/link-order.sh): the process then maps and relocates less, starting faster in less
         // memory (see README, Performance).
         .executableTarget(
-            name: "yt-gst", dependencies: ["GstPlayer", "AppSrcFeeder"],
+            name: "yt-gst", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder"],
             linkerSettings: [
                 // The one symbol the executable exports: pulsesink's calls to pa_stream_get_time reach
                 // Sources/yt-gst/Network/Sync/PulseStreamClock.swift first.
@@ -72,10 +76,10 @@ let package = Package(
         .executableTarget(name: "play-wav", dependencies: ["GstPlayer", "AppSrcFeeder"], path: "Examples/PlayWAV"),
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "TestSupport"]),
-        .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
+        .testTarget(name: "AppSrcFeederTests", dependencies: ["WAV", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["WAV", "AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
-        .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "GstPlayer", "TestSupport"]),
+        .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "WAV", "GstPlayer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

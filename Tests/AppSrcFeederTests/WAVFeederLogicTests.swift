@@ -4,6 +4,7 @@ import AppSrcFeeder
 import GstPlayer
 import TestSupport
 import Testing
+import WAV
 
 @Suite struct WAVFeederLogicTests {
     /// A 1 s mono 8 kHz tone whose file carries a LIST/INFO title between fmt and data.

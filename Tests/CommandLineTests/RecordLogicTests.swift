@@ -2,6 +2,7 @@
 import AppSrcFeeder
 import Glibc
 import Testing
+import WAV
 
 @testable import yt_gst
 

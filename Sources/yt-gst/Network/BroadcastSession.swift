@@ -2,6 +2,7 @@
 // and the Icecast server's faults survived.
 import AppSrcFeeder
 import GstPlayer
+import WAV
 
 /// Runs a broadcast until the list ends (or a signal, an error, or a server lost for longer than --retry-for).
 ///

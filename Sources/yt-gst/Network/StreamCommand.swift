@@ -1,6 +1,7 @@
 // yt-gst — `yt-gst stream`: sends WAV files to other machines over RTP (unicast or multicast) or SRT.
 import AppSrcFeeder
 import GstPlayer
+import WAV
 
 /// `stream`'s options, checked, and the plan they make: the files, the format on the wire, the resolved destination
 /// and the pipeline for them. A `StreamSession` then runs it.

@@ -1,6 +1,7 @@
 // yt-gst — `yt-gst record`: options, the source pipeline, then a recording session into a crash-safe WAV.
 import AppSrcFeeder
 import GstPlayer
+import WAV
 
 struct RecordCommand {
     static let spec = CommandSpec(

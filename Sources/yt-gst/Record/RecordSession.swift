@@ -2,6 +2,7 @@
 import AppSrcFeeder
 import Glibc
 import GstPlayer
+import WAV
 
 /// Records from an appsink into crash-safe WAV files (`WAVWriter`).
 ///
