@@ -48,6 +48,9 @@ let package = Package(
             swiftSettings: [.unsafeFlags(gstreamer.includes.flatMap { ["-Xcc", "-I\($0)"] })],
             linkerSettings: [.linkedLibrary("m"), .unsafeFlags(gstreamer.libraryPaths.map { "-L\($0)" })]
                 + gstreamer.libraries.map { .linkedLibrary($0) }),
+        // Test doubles for code written on GstPlayer: an appsrc and a bus in memory, driven step by step, in virtual
+        // time. For tests only (no product).
+        .target(name: "GstPlayerTesting", dependencies: ["GstPlayer"]),
         // WAV in pure Swift, no GStreamer: the reader (files, memory, forward-only streams), formats, metadata, and the
         // crash-safe writer with its levels and voice gate.
         .target(name: "WAV"),
@@ -76,7 +79,8 @@ let package = Package(
         .executableTarget(name: "play-wav", dependencies: ["GstPlayer", "AppSrcFeeder"], path: "Examples/PlayWAV"),
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "TestSupport"]),
-        .testTarget(name: "AppSrcFeederTests", dependencies: ["WAV", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
+        .testTarget(
+            name: "AppSrcFeederTests", dependencies: ["WAV", "AppSrcFeeder", "GstPlayer", "GstPlayerTesting", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["WAV", "AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "WAV", "GstPlayer", "TestSupport"]),

@@ -1,5 +1,6 @@
 import Foundation
 import GstPlayer
+import GstPlayerTesting
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@
 // of the data, seeks, the end of stream and a file cut short.
 import AppSrcFeeder
 import GstPlayer
+import GstPlayerTesting
 import TestSupport
 import Testing
 import WAV

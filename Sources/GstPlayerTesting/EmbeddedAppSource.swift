@@ -1,5 +1,6 @@
 // yt-gst — an appsrc in memory, for testing feeding code step by step without a pipeline.
 import Glibc
+import GstPlayer
 import Synchronization
 
 /// A stand-in for an appsrc that records what is pushed into it, and that a test drives by hand.
