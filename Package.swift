@@ -78,7 +78,7 @@ let package = Package(
         // build (so `make test` compiles it, and Tests/CLITests/ExampleTests.swift runs it), never installed.
         .executableTarget(name: "play-wav", dependencies: ["GstPlayer", "AppSrcFeeder"], path: "Examples/PlayWAV"),
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
-        .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "TestSupport"]),
+        .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "GstPlayerTesting", "TestSupport"]),
         .testTarget(
             name: "AppSrcFeederTests", dependencies: ["WAV", "AppSrcFeeder", "GstPlayer", "GstPlayerTesting", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["WAV", "AppSrcFeeder", "TestSupport"]),
