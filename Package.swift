@@ -80,7 +80,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "GstPlayerTesting", "TestSupport"]),
         .testTarget(
-            name: "AppSrcFeederTests", dependencies: ["WAV", "AppSrcFeeder", "GstPlayer", "GstPlayerTesting", "TestSupport"]),
+            name: "AppSrcFeederTests",
+            dependencies: ["WAV", "AppSrcFeeder", "GstPlayer", "GstPlayerTesting", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["WAV", "AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "CommandLineTests", dependencies: ["yt-gst", "WAV", "GstPlayer", "TestSupport"]),
