@@ -34,6 +34,7 @@ let package = Package(
     name: "yt-gst",
     products: [
         .executable(name: "yt-gst", targets: ["yt-gst"]),
+        .library(name: "WAV", targets: ["WAV"]),
         .library(name: "GstPlayer", targets: ["GstPlayer"]),
         .library(name: "AppSrcFeeder", targets: ["AppSrcFeeder"]),
         .library(name: "Recording", targets: ["Recording"]),
@@ -49,18 +50,25 @@ let package = Package(
             swiftSettings: [.unsafeFlags(gstreamer.includes.flatMap { ["-Xcc", "-I\($0)"] })],
             linkerSettings: [.linkedLibrary("m"), .unsafeFlags(gstreamer.libraryPaths.map { "-L\($0)" })]
                 + gstreamer.libraries.map { .linkedLibrary($0) }),
-        // WAV reading (pure Swift), the need-data feeder that pushes it into an appsrc, and playback sessions.
-        .target(name: "AppSrcFeeder", dependencies: ["GstPlayer"]),
+        // Test doubles for code written on GstPlayer: an appsrc and a bus in memory, driven step by step, in virtual
+        // time. For tests only (no product).
+        .target(name: "GstPlayerTesting", dependencies: ["GstPlayer"]),
+        // WAV in pure Swift, no GStreamer: the reader (files, memory, forward-only streams), formats, metadata, and the
+        // crash-safe writer with its levels and voice gate.
+        .target(name: "WAV"),
+        // The need-data feeder that pushes a WAV into an appsrc, the gapless chain, play order, packet plans, caps, and
+        // playback sessions (Playback/).
+        .target(name: "AppSrcFeeder", dependencies: ["WAV", "GstPlayer"]),
         // Recording sessions: an appsink's audio into crash-safe WAV files, with levels, voice activation, splits.
-        .target(name: "Recording", dependencies: ["AppSrcFeeder", "GstPlayer"]),
-        // RTP/SRT receive and send, HTTP/HLS receive, SDP, endpoints and multi-room sync, as sessions a program runs.
-        .target(name: "Streaming", dependencies: ["GstPlayer", "AppSrcFeeder"]),
+        .target(name: "Recording", dependencies: ["WAV", "GstPlayer"]),
+        // RTP/SRT receive and send, HTTP/HLS receive and broadcast, SDP, endpoints and multi-room sync, as sessions.
+        .target(name: "Streaming", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder"]),
         // The command-line tool. Release builds link the Swift runtime and libstdc++ statically with lld (see
         // scripts/static-libstdc++), with packed relative relocations (glibc 2.36+) and the functions a run uses laid
         // out together (scripts/link-order.sh): the process then maps and relocates less, starting faster in less
         // memory (see README, Performance).
         .executableTarget(
-            name: "yt-gst", dependencies: ["GstPlayer", "AppSrcFeeder", "Recording", "Streaming"],
+            name: "yt-gst", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder", "Recording", "Streaming"],
             linkerSettings: [
                 // The one symbol the executable exports: pulsesink's calls to pa_stream_get_time reach
                 // Sources/yt-gst/PulseStreamClock+Export.swift first, which forwards them to Streaming's
@@ -81,14 +89,17 @@ let package = Package(
         // build; Tests/NetworkTests/SyncedReceiverExampleTests.swift runs it against a stream in a lab).
         .executableTarget(name: "synced-receiver", dependencies: ["Streaming"], path: "Examples/SyncedReceiver"),
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
-        .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "TestSupport"]),
-        .testTarget(name: "AppSrcFeederTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["AppSrcFeeder", "TestSupport"]),
+        .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "GstPlayerTesting", "TestSupport"]),
+        .testTarget(
+            name: "AppSrcFeederTests",
+            dependencies: ["WAV", "AppSrcFeeder", "GstPlayer", "GstPlayerTesting", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["WAV", "AppSrcFeeder", "TestSupport"]),
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["yt-gst", "AppSrcFeeder", "GstPlayer", "Recording", "Streaming", "TestSupport"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
+            dependencies: ["yt-gst", "WAV", "AppSrcFeeder", "GstPlayer", "Recording", "Streaming", "TestSupport"]),
+        .testTarget(
+            name: "RecordingTests", dependencies: ["Recording", "WAV", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(name: "StreamingSessionTests", dependencies: ["Streaming", "GstPlayer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

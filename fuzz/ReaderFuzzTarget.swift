@@ -2,6 +2,7 @@
 //
 // The reader's sources are compiled straight into this executable with -sanitize=fuzzer,address, so a crash, an
 // out-of-bounds read or an allocation beyond libFuzzer's -malloc_limit_mb is a finding.
+import WAV
 
 /// A file whose first bytes are the fuzz input and whose remaining `paddedSize - bytes.count` bytes read as zeros:
 /// a header may then declare gigabytes that "exist", as on a sparse RF64 file, without the fuzzer allocating them.

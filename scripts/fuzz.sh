@@ -12,18 +12,26 @@ shift || true
 export PATH=/opt/swift/usr/bin:$PATH
 out="${FUZZ_BUILD:-/tmp/yt-gst-fuzz}"
 mkdir -p "$out" fuzz/findings
-sources=(Sources/AppSrcFeeder/WAV/*.swift Sources/AppSrcFeeder/PacketPlan.swift Sources/AppSrcFeeder/WAVFormat+Caps.swift
-         Sources/AppSrcFeeder/FeedLayout.swift Sources/AppSrcFeeder/ChannelPositions.swift
+# The WAV module, instrumented, as a module of its own (AppSrcFeeder's caps mapping imports it); then the mapping and the
+# fuzz target on it. One package name for both, so that `package` declarations are seen as in SwiftPM.
+wav_sources=(Sources/WAV/*.swift Sources/WAV/*/*.swift)
+sources=(Sources/AppSrcFeeder/PacketPlan.swift Sources/AppSrcFeeder/WAVFormat+Caps.swift Sources/AppSrcFeeder/FeedLayout.swift
          Sources/AppSrcFeeder/CodecCapsRule.swift fuzz/ReaderFuzzTarget.swift)
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name yt_gst_fuzz)
 # The caps mapping speaks GstPlayer's Caps: GstPlayer comes from the package's release build (not instrumented; the
 # reader and the mapping are), linked with GStreamer as pkg-config gives it.
 gst_modules="gstreamer-1.0 gstreamer-app-1.0 gstreamer-audio-1.0 gstreamer-net-1.0 gio-2.0"  # as Package.swift
-if [ ! -x "$out/wav-reader-fuzz" ] || [ -n "$(find "${sources[@]}" Sources/GstPlayer -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
+if [ ! -x "$out/wav-reader-fuzz" ] \
+  || [ -n "$(find "${wav_sources[@]}" "${sources[@]}" Sources/GstPlayer -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
   echo "building $out/wav-reader-fuzz"
   swift build -c release --target GstPlayer > "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+  mkdir -p "$out/modules"
+  swiftc "${flags[@]}" -module-name WAV -wmo -c "${wav_sources[@]}" -o "$out/WAV.o" \
+    -emit-module -emit-module-path "$out/modules/WAV.swiftmodule" 2>> "$out/build.log" \
+    || { cat "$out/build.log" >&2; exit 1; }
   gst_includes=$(pkg-config --cflags-only-I $gst_modules | sed 's/-I/-Xcc -I/g')
   # shellcheck disable=SC2046,SC2086  # word splitting of the flag lists is intended
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name WAVReaderFuzz "${sources[@]}" \
+  swiftc "${flags[@]}" -module-name WAVReaderFuzz "${sources[@]}" "$out/WAV.o" -I "$out/modules" \
     -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CGStreamer/module.modulemap $gst_includes \
     .build/release/GstPlayer.build/*.o $(pkg-config --libs $gst_modules) -lm \
     -o "$out/wav-reader-fuzz" 2>> "$out/build.log" || { cat "$out/build.log" >&2; exit 1; }

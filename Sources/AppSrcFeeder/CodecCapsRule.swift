@@ -1,5 +1,6 @@
 // yt-gst — the table of GStreamer caps for the compressed WAV format tags.
 import GstPlayer
+import WAV
 
 /// How GStreamer's RIFF code describes one compressed format tag as caps.
 ///

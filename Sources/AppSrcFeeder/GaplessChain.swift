@@ -2,6 +2,7 @@
 import Dispatch
 import GstPlayer
 import Synchronization
+import WAV
 
 /// Plays a `PlayOrder` through one appsrc, file after file, as one stream.
 ///

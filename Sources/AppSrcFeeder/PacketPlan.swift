@@ -1,4 +1,5 @@
 // yt-gst — how the feeder cuts a data chunk into buffers and stamps them (pure arithmetic, no GStreamer).
+import WAV
 
 /// The feeder's plan for one file: the unit it never splits (a frame, a codec block, or a byte of a stream a parser
 /// frames), how many units go in one pushed buffer, and how a unit index becomes a time.

@@ -1,6 +1,7 @@
 // yt-gst — the need-data feeder: pushes a WAV's data chunk into an appsrc in fixed-size chunks of whole units.
 import GstPlayer
 import Synchronization
+import WAV
 
 /// Feeds a WAV file to an appsrc, one chunk per need-data, the way the iOS player refilled its AudioQueue buffers.
 ///

@@ -1,5 +1,6 @@
 // yt-gst — GStreamer caps for a WAV's format: raw audio as fed, or the codec's caps for a decoder.
 import GstPlayer
+import WAV
 
 extension WAVFormat {
     /// How this format is pushed, or nil when it needs a decoder (or has no sensible raw form).

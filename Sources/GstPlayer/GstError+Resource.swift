@@ -35,3 +35,15 @@ extension GstError {
         }
     }
 }
+
+extension GstError {
+    /// A read failure as an element posts it (`AppSource.postError` does, in GStreamer's resource domain), for the
+    /// stand-ins of elements in GstPlayerTesting: `resourceError` reads `.read` from it as from a posted one.
+    package static func readFailure(_ message: String, debug: String?, elementPath: String?) -> GstError {
+        var error = GstError(
+            kind: .stream, message: message, domain: "gst-resource-error-quark",
+            code: Int32(GST_RESOURCE_ERROR_READ.rawValue), debug: debug, elementPath: elementPath)
+        error.domainQuark = gst_resource_error_quark()
+        return error
+    }
+}

@@ -41,7 +41,7 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
     public var elementPath: String?
     /// The GError's domain as GStreamer identifies it (0 for errors GstPlayer makes itself), for classifying by
     /// domain without comparing names.
-    let domainQuark: UInt32
+    var domainQuark: UInt32
 
     /// An error GstPlayer (or its caller) finds itself, not one GStreamer reported: by default in the domain
     /// "GstPlayer", with code 0.

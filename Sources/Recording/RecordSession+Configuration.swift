@@ -1,5 +1,5 @@
 // yt-gst — what a recording session is given: plain values, no command and no parsed arguments.
-import AppSrcFeeder
+import WAV
 
 extension RecordSession {
     /// Everything a recording needs: where it goes, where it comes from, the format, limits, metadata, voice

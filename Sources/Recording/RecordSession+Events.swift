@@ -1,6 +1,6 @@
 // yt-gst — what a recording session reports, the commands it takes and why it ended.
-import AppSrcFeeder
 import GstPlayer
+import WAV
 
 extension RecordSession {
     /// What the session reports to its observer, on the loop's thread.

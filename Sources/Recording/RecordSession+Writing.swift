@@ -1,7 +1,7 @@
 // yt-gst — the appsink's buffers into WAV files: the format, levels, the voice gate, splits, limits, bext.
-import AppSrcFeeder
 import Glibc
 import GstPlayer
+import WAV
 
 extension RecordSession {
     /// Measures one buffer and queues what is to be written (`flush()` writes it, once per turn of the loop).

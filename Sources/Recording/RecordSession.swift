@@ -1,7 +1,7 @@
 // yt-gst — one recording: the source pipeline, the appsink pulled in one loop, the file(s), commands and status.
-import AppSrcFeeder
 import Glibc
 import GstPlayer
+import WAV
 
 /// Records from an appsink into crash-safe WAV files (`WAVWriter`).
 ///

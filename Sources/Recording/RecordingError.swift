@@ -1,6 +1,6 @@
 // yt-gst — the one error type of the Recording library.
-import AppSrcFeeder
 import GstPlayer
+import WAV
 
 /// Why a recording did not start or stopped early. Every file it wrote is finished and valid; the cases name the
 /// file or the pipeline they concern and keep the underlying error.

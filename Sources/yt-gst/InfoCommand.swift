@@ -1,6 +1,7 @@
 // yt-gst — `yt-gst info`: what a WAV file holds, from its header, as text or JSON.
 import AppSrcFeeder
 import GstPlayer
+import WAV
 
 struct InfoCommand {
     static let spec = CommandSpec(

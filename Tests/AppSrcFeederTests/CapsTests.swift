@@ -2,6 +2,7 @@
 import AppSrcFeeder
 import GstPlayer
 import Testing
+import WAV
 
 @Suite struct CapsTests {
     @Test(arguments: [

@@ -6,6 +6,7 @@ import Testing
 // yt-gst — Wave64 from an independent writer, a sparse RF64 file over 4 GiB, metadata chunks (INFO tags, bext,
 // cue/labl/note, smpl, inst) in the reader, `info` and the tag event, and codecs nothing can decode.
 @testable import AppSrcFeeder
+@testable import WAV
 
 @Suite(.serialized) struct ContainerAndMetadataTests {
     static func le(_ value: some BinaryInteger, _ width: Int) -> [UInt8] {

@@ -8,6 +8,7 @@ import GstPlayer
 import Synchronization
 import TestSupport
 import Testing
+import WAV
 
 @Suite(.serialized) struct CorpusPlaybackTests {
     /// Tally by variant, printed at the end so the counts are visible in the test log.

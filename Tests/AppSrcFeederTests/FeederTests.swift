@@ -5,6 +5,7 @@ import GstPlayer
 import Synchronization
 import TestSupport
 import Testing
+import WAV
 
 @Suite(.serialized) struct FeederTests {
     init() { Gst.initialize() }

@@ -4,6 +4,7 @@ import AppSrcFeeder
 import GstPlayer
 import TestSupport
 import Testing
+import WAV
 
 @Suite(.serialized) struct GStreamerLimitsTests {
     init() { Gst.initialize() }

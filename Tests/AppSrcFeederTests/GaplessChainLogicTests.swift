@@ -1,5 +1,6 @@
 import Foundation
 import GstPlayer
+import GstPlayerTesting
 import TestSupport
 import Testing
 
@@ -99,6 +100,25 @@ import Testing
         #expect(threePasses)
         #expect(appsrc.events.filter { $0 == .endOfStream }.count == 1)
         #expect(Self.runs(appsrc.events).count == 1, "one format throughout: no caps change")
+    }
+
+    @Test func inVirtualTimeTheFilePlayingChangesAtTheJoinAndTheEndReachesTheBus() throws {
+        let a = SyntheticWAV.tone(frequency: 440, frames: 4_000, rate: 8_000, channels: 1)
+        let b = SyntheticWAV.tone(frequency: 880, frames: 2_000, rate: 8_000, channels: 1)
+        let (chain, appsrc) = try attached([try write("a.wav", a), try write("b.wav", b)])
+        var heard = appsrc.advance(by: .milliseconds(300))
+        #expect(chain.segment(at: appsrc.now)?.position == 0)
+        heard += appsrc.advance(by: .milliseconds(300))
+        #expect(chain.segment(at: appsrc.now)?.position == 1, "0.6 s in: the second file plays")
+        #expect(appsrc.bus.events.isEmpty)
+        heard += appsrc.advance(by: .milliseconds(150))
+        let both = heard.flatMap(\.bytes) == a.samples + b.samples
+        #expect(both, "the sink took both files, in order, by 0.75 s")
+        guard case .endOfStream? = appsrc.bus.nextEvent(timeout: .zero) else {
+            Issue.record("no end of stream on the bus at the end of the list: \(appsrc.bus.events)")
+            return
+        }
+        #expect(chain.ending == .endOfList)
     }
 
     @Test func aListPlayedOnceWithNothingToPlayPlaysAsNothing() throws {

@@ -9,6 +9,7 @@ import Foundation
 import GstPlayer
 import TestSupport
 import Testing
+import WAV
 
 /// A codec's payload for the generated files.
 struct Payload: @unchecked Sendable {

@@ -5,6 +5,7 @@ import Foundation
 import GstPlayer
 import Synchronization
 import TestSupport
+import WAV
 import Testing
 
 /// A session running on a thread of its own, its events collected for the test to wait for.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import AppSrcFeeder
+@testable import WAV
 
 @Suite("WAV from a stream")
 struct StreamReaderTests {

@@ -2,8 +2,10 @@
 // of the data, seeks, the end of stream and a file cut short.
 import AppSrcFeeder
 import GstPlayer
+import GstPlayerTesting
 import TestSupport
 import Testing
+import WAV
 
 @Suite struct WAVFeederLogicTests {
     /// A 1 s mono 8 kHz tone whose file carries a LIST/INFO title between fmt and data.
@@ -77,6 +79,42 @@ import Testing
         #expect(tail, "after the seek: the file from 0.55 s to its end")
     }
 
+    @Test func inVirtualTimeTheSinkTakesWhatIsDueTheQueueStaysFullAndTheEndReachesTheBus() throws {
+        let (_, appsrc, samples) = try attached()
+        let firstQuarter = appsrc.advance(by: .milliseconds(250))
+        #expect(firstQuarter.map(\.timing.pts) == [0, 0.1, 0.2].map { ClockTime(seconds: $0) })
+        #expect(appsrc.queuedBytes == 3 * 1_600, "the feeder topped the queue up as the sink took from it")
+        #expect(appsrc.now == ClockTime(seconds: 0.25))
+        #expect(appsrc.bus.events.isEmpty, "nothing to report a quarter of a second in")
+        let rest = appsrc.advance(by: .milliseconds(750))
+        let everything = (firstQuarter + rest).flatMap(\.bytes) == samples
+        #expect(everything, "the sink took the whole file, in order")
+        guard case .endOfStream? = appsrc.bus.nextEvent(timeout: .zero) else {
+            Issue.record("no end of stream on the bus once the sink took the last buffer")
+            return
+        }
+        #expect(appsrc.bus.events.isEmpty, "one end of stream")
+    }
+
+    @Test func aReadErrorReachesTheBusAsTheAppsrcsErrorNamingTheFile() throws {
+        let (bytes, _) = Self.titledTone()
+        let file = try WAVFile(reader: MemoryReader(bytes))
+        let feeder = try WAVFeeder(
+            file: file, reader: FailingReader(bytes: bytes, from: file.dataOffset), name: "tone.wav",
+            chunkMilliseconds: 100)
+        let appsrc = EmbeddedAppSource()
+        try feeder.attach(to: appsrc)
+        appsrc.needData()
+        guard case .error(let error)? = appsrc.bus.nextEvent(timeout: .zero) else {
+            Issue.record("no error on the bus: \(appsrc.bus.events)")
+            return
+        }
+        #expect(error.message.contains("tone.wav") && error.message.contains("Input/output error"))
+        #expect(error.domain == "gst-resource-error-quark" && error.resourceError == .read)
+        #expect(error.elementName == "src")
+        #expect(appsrc.buffers.isEmpty)
+    }
+
     @Test func aFileCutShortEndsTheStreamWithWhatWasThere() throws {
         let (bytes, _) = Self.titledTone()
         let file = try WAVFile(reader: MemoryReader(bytes))
@@ -89,5 +127,18 @@ import Testing
         appsrc.needData()
         #expect(appsrc.buffers.isEmpty)
         #expect(appsrc.isEnded, "a file that ends early ends the stream with what was there")
+    }
+}
+
+/// The bytes of a file whose reads fail with EIO from `from` on (a disk that fails under the data chunk).
+struct FailingReader: ByteReader {
+    let bytes: [UInt8]
+    let from: Int64
+
+    var size: Int64 { Int64(bytes.count) }
+
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(WAVError) -> Int {
+        guard offset < from else { throw WAVError(.io, "Input/output error") }
+        return try MemoryReader(bytes).read(at: offset, into: buffer)
     }
 }

@@ -4,6 +4,7 @@ import AppSrcFeeder
 import Glibc
 import Synchronization
 import Testing
+import WAV
 
 @Suite("WAV reader")
 struct WAVReaderTests {

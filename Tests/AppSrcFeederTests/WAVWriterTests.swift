@@ -5,7 +5,7 @@ import Testing
 // yt-gst — the crash-safe WAV writer: every format read back by our reader and by python's wave, libsndfile, sox
 // and GStreamer's wavparse; the file valid after every write; RF64 past a (lowered) threshold; markers; a full
 // device; the streaming header.
-@testable import AppSrcFeeder
+@testable import WAV
 
 /// A file in memory on a device of `capacity` bytes, standing in for a disk that fills up, or for a pipe.
 ///

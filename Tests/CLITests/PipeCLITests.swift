@@ -4,6 +4,7 @@ import AppSrcFeeder
 import Foundation
 import TestSupport
 import Testing
+import WAV
 
 @Suite(.serialized) struct PipeCLITests {
     let dir: URL

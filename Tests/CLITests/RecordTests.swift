@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import WAV
 
 @Suite(.serialized) struct RecordTests {
     static let pulse = ProcessInfo.processInfo.environment["PULSE_SERVER"]

@@ -3,6 +3,7 @@ import AppSrcFeeder
 import Glibc
 import Recording
 import Testing
+import WAV
 
 @testable import yt_gst
 

@@ -6,6 +6,7 @@ import GstPlayer
 import Recording
 import Synchronization
 import TestSupport
+import WAV
 import Testing
 
 @Suite(.serialized) struct RecordSessionTests {

@@ -3,6 +3,7 @@
 import AppSrcFeeder
 import GstPlayer
 import Streaming
+import WAV
 
 /// Runs a broadcast until the list ends (or a signal, an error, or a server lost for longer than --retry-for).
 ///

@@ -2,6 +2,7 @@
 import AppSrcFeeder
 import GstPlayer
 import Streaming
+import WAV
 
 /// `stream`'s options, checked, and the plan they make: the files, the format on the wire, the resolved destination
 /// and the pipeline for them. A `StreamSession` then runs it.

@@ -1,6 +1,7 @@
 // yt-gst — `yt-gst play`: options, then a playback session over the expanded playlist.
 import AppSrcFeeder
 import GstPlayer
+import WAV
 
 struct PlayCommand {
     static let spec = CommandSpec(

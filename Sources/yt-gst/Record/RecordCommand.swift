@@ -3,6 +3,7 @@ import AppSrcFeeder
 import Glibc
 import GstPlayer
 import Recording
+import WAV
 
 struct RecordCommand {
     static let spec = CommandSpec(

@@ -1,5 +1,5 @@
-// yt-gst — an appsrc in memory, for testing feeding code step by step without a pipeline.
-import Glibc
+// yt-gst — an appsrc in memory, for testing feeding code step by step without a pipeline, in virtual time.
+import GstPlayer
 import Synchronization
 
 /// A stand-in for an appsrc that records what is pushed into it, and that a test drives by hand.
@@ -8,8 +8,14 @@ import Synchronization
 /// `needData` callback as the appsrc's streaming thread would, `consume()` takes queued buffers as downstream
 /// would, and `seek(to:)` flushes and calls `seekData` as a flushing seek does. Pushes count against `maxBytes` and
 /// call `enoughData` from inside the push that fills the queue, as the real appsrc does. Everything arrives in
-/// `events`, in order: caps, tags, buffers (with their timing) and the end of stream. Nothing here touches
-/// GStreamer, so a test runs in microseconds.
+/// `events`, in order: caps, tags, buffers (with their timing) and the end of stream.
+///
+/// Time is virtual: `advance(by:)` lets time pass for a sink that plays in time with the clock (it takes the buffers
+/// whose time has come, and the appsrc asks for more), so a minute of playback is tested in microseconds, the same
+/// way on every run. What a pipeline would post arrives on `bus`: an error the feeding code posts, and the end of
+/// stream once the sink has taken the last buffer. Nothing here touches GStreamer or sleeps. Feeding code that
+/// pushes from a thread of its own is made to run on the calling thread for such a test (as `GaplessChain`'s
+/// `openAhead` can be), so every step is the test's.
 ///
 /// - Note: Thread-safe; callbacks run on the thread that calls the driving method (or on whatever thread the feeding
 ///   code pushes from).
@@ -45,14 +51,26 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         var duration: ClockTime?
         var ended = false
         var flushing = false
-        var errors: [String] = []
+        /// Where the virtual clock stands, in stream time.
+        var now = ClockTime.zero
+        /// Whether the end of stream has been posted on the bus since the last seek.
+        var endPosted = false
     }
 
     private let state = Mutex(State())
     private let synchronizes: Bool
 
-    /// - Parameter synchronizesToClock: what `pipelineSynchronizesToClock` answers (a real-time sink or not).
-    public init(synchronizesToClock: Bool = true) { self.synchronizes = synchronizesToClock }
+    /// Where what a pipeline would post arrives: `.error` for `postError`, `.endOfStream` once the stream ended and
+    /// the sink took its last buffer.
+    public let bus: EmbeddedBus<Message>
+
+    /// - Parameters:
+    ///   - synchronizesToClock: what `pipelineSynchronizesToClock` answers (a real-time sink or not).
+    ///   - bus: where to post (a new bus by default; pass one to share it with other stand-ins).
+    public init(synchronizesToClock: Bool = true, bus: EmbeddedBus<Message> = EmbeddedBus()) {
+        self.synchronizes = synchronizesToClock
+        self.bus = bus
+    }
 
     // MARK: What was pushed
 
@@ -68,9 +86,6 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
     /// Whether the end of stream was signalled (and not flushed away by a seek since).
     public var isEnded: Bool { state.withLock { $0.ended } }
 
-    /// Errors posted by the feeding code.
-    public var errors: [String] { state.withLock { $0.errors } }
-
     /// Bytes pushed but not yet consumed.
     public var queuedBytes: Int { state.withLock { $0.queuedBytes } }
 
@@ -79,6 +94,10 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
 
     /// The duration given to `configure`.
     public var duration: ClockTime? { state.withLock { $0.duration } }
+
+    /// The virtual clock: the stream time a sink playing in time with it has reached. It starts at zero, moves only
+    /// with `advance(by:)`, and a seek sets it to the seek's time.
+    public var now: ClockTime { state.withLock { $0.now } }
 
     // MARK: Driving it
 
@@ -92,46 +111,79 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         callbacks?.needData(self, nil)
     }
 
-    /// Takes up to `count` queued buffers, as downstream does.
+    /// Takes up to `count` queued buffers, as downstream does when it does not wait for the clock.
     @discardableResult
     public func consume(_ count: Int = .max) -> [Buffer] {
-        state.withLock { state in
-            let taken = Array(state.queue.prefix(count))
-            state.queue.removeFirst(taken.count)
-            state.queuedBytes -= taken.reduce(0) { $0 + $1.bytes.count }
-            return taken
-        }
+        take { taken, _ in taken < count }
     }
 
-    /// A flushing seek: drops what is queued, forgets the end of stream and calls `seekData`.
+    /// Lets `duration` of virtual time pass, as a sink that plays in time with the clock sees it: it takes, one at a
+    /// time and in order, each queued buffer whose time has come (its pts at or before the new time; one without a
+    /// pts at once), and after each the appsrc asks for data if its queue fell to the refill level (`needData()`),
+    /// until nothing more is due. Returns what was taken.
+    @discardableResult
+    public func advance(by duration: Duration) -> [Buffer] {
+        let target = state.withLock { state in
+            state.now = ClockTime(nanoseconds: state.now.nanoseconds + ClockTime(duration).nanoseconds)
+            return state.now
+        }
+        let isDue = { (buffer: Buffer) in buffer.timing.pts.map { $0 <= target } ?? true }
+        var taken: [Buffer] = []
+        for _ in 0..<100_000 {  // a bound, for feeding code that never stops pushing buffers without a time
+            taken += take { count, buffer in count == 0 && isDue(buffer) }
+            needData()
+            guard state.withLock({ $0.queue.first.map(isDue) ?? false }) else { break }
+        }
+        return taken
+    }
+
+    /// A flushing seek: drops what is queued, forgets the end of stream, sets the clock to `time` and calls
+    /// `seekData`.
     @discardableResult
     public func seek(to time: ClockTime) -> Bool {
         let callbacks = state.withLock { state in
             state.queue = []
             state.queuedBytes = 0
             state.ended = false
+            state.endPosted = false
+            state.now = time
             return state.callbacks
         }
         return callbacks?.seekData(self, time) ?? false
     }
 
     /// Alternates `needData()` and `consume()` until the end of stream, or until `limit` rounds passed without one.
-    /// Returns whether the stream ended. Feeding code that pushes from another thread gets `pause` between rounds.
+    /// Returns whether the stream ended.
     @discardableResult
-    public func runToEnd(limit: Int = 100_000, pause: Duration = .zero) -> Bool {
+    public func runToEnd(limit: Int = 100_000) -> Bool {
         for _ in 0..<limit {
             if isEnded { return true }
             needData()
             consume()
-            if pause > .zero { Self.sleep(pause) }
         }
         return isEnded
     }
 
-    private static func sleep(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        nanosleep(&time, nil)
+    /// Takes queued buffers from the front while `taking(countSoFar, next)` says so; posts the end of stream once
+    /// the stream ended and the queue is empty, as the sink does on taking the last buffer.
+    private func take(while taking: (Int, Buffer) -> Bool) -> [Buffer] {
+        let (taken, ends) = state.withLock { state in
+            var taken: [Buffer] = []
+            while let next = state.queue.first, taking(taken.count, next) {
+                taken.append(state.queue.removeFirst())
+                state.queuedBytes -= next.bytes.count
+            }
+            return (taken, drainedToTheEnd(&state))
+        }
+        if ends { bus.post(.endOfStream) }
+        return taken
+    }
+
+    /// Whether the end of stream is now due on the bus (ended, nothing queued, not yet posted); marks it posted.
+    private func drainedToTheEnd(_ state: inout State) -> Bool {
+        guard state.ended, state.queue.isEmpty, !state.endPosted else { return false }
+        state.endPosted = true
+        return true
     }
 
     // MARK: AppSourceProtocol
@@ -197,14 +249,17 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
     }
 
     /// Records the end of stream; a second call records nothing and returns `.endOfStream`, as the appsrc does.
+    /// With nothing queued, the sink reaches it at once: `.endOfStream` is posted on the bus.
     @discardableResult
     public func endOfStream() -> FlowResult {
-        state.withLock { state in
-            if state.ended { return .endOfStream }
+        let (result, ends) = state.withLock { state -> (FlowResult, Bool) in
+            if state.ended { return (.endOfStream, false) }
             state.ended = true
             state.events.append(.endOfStream)
-            return .ok
+            return (.ok, drainedToTheEnd(&state))
         }
+        if ends { bus.post(.endOfStream) }
+        return result
     }
 
     /// Records the tags as one event, unconverted; returns how many there were (0 records nothing).
@@ -215,8 +270,10 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
         return tags.count
     }
 
-    /// Records the error's message in `errors` (the debug text is dropped).
-    public func postError(_ message: String, debug: String?) { state.withLock { $0.errors.append(message) } }
+    /// Posts the error on the bus as an appsrc named "src" does: a read failure in GStreamer's resource domain.
+    public func postError(_ message: String, debug: String?) {
+        bus.post(.error(.readFailure(message, debug: debug, elementPath: "/GstPipeline:pipeline0/GstAppSrc:src")))
+    }
 
     /// What was given as `synchronizesToClock` at creation.
     public var pipelineSynchronizesToClock: Bool { synchronizes }
