@@ -23,13 +23,10 @@ enum StreamPlan {
     }
 
     /// The launch string: constant text with named elements; every user value is set as a property afterwards.
-    func launch(sources: Int) -> String {
-        var text: String
-        if sources == 1 {
-            text = "appsrc name=src0 ! "
-        } else {
-            text = (0..<sources).map { "appsrc name=src\($0) ! files. " }.joined() + "concat name=files ! "
-        }
+    /// The files go one after another through the appsrc `src` (a `GaplessChain`), converted to the format set on
+    /// `format`.
+    var launch: String {
+        var text = "appsrc name=src ! "
         text += "audioconvert name=convert ! audioresample ! capsfilter name=format ! "
         switch self {
         case .rtp(_, let format):
