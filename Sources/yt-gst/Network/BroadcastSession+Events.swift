@@ -7,11 +7,6 @@ extension BroadcastSession {
     func handle(_ event: PlayerEvent) throws(SendError) -> Ending? {
         switch event {
         case .endOfStream:
-            if paused, chain?.handoff == nil {
-                // The list ran out under the silence: hold the place (a seek starts the ended pipeline again).
-                try jump(to: place.position, fileTime: place.fileTime)
-                return nil
-            }
             if let handoff = chain?.handoff {
                 place = (handoff, nil)
                 try start()
@@ -114,17 +109,21 @@ extension BroadcastSession {
         do { try player.setMuted(muted) } catch { throw .pipeline(error, connected: everConnected) }
     }
 
-    /// Moves the broadcast to file `position` at `fileTime` (nil: its start) with a flushing seek in the running
-    /// pipeline; with no pipeline (a sole destination's server is lost), the place is where it starts again.
-    func jump(to position: Int, fileTime: ClockTime?) throws(SendError) {
-        place = (position, fileTime)
-        guard let chain, player.pipeline != nil else { return }
+    /// Moves the broadcast to file `position` at `fileTime` (nil: its start) with a seek of the appsrc alone that
+    /// does not flush, to the stream time it is at: the encoders, the HLS muxer and the Icecast connections see one
+    /// continuous stream (what went downstream before plays out first). `holdingPlace`: the place stays (the silent
+    /// feed of a pause). With no pipeline (a sole destination's server is lost), the place is where it starts again.
+    func jump(to position: Int, fileTime: ClockTime?, holdingPlace: Bool = false) throws(SendError) {
+        if !holdingPlace { place = (position, fileTime) }
+        guard let chain, let source = try? player.pipeline?.element(named: "src") else { return }
+        let now = max(player.position ?? .zero, furthest ?? .zero)
         do {
-            try chain.jump(to: position, fileTime: fileTime) { () throws(GstError) in try player.seek(to: .zero) }
+            try chain.jump(to: position, fileTime: fileTime) { () throws(GstError) in
+                try source.seekWithoutFlush(to: now)
+            }
         } catch {
             throw .pipeline(error, connected: everConnected)
         }
-        furthest = nil
     }
 }
 

@@ -51,6 +51,8 @@ final class BroadcastSession {
     var paused = false
     /// The furthest position the current pipeline reported.
     var furthest: ClockTime?
+    /// While paused: when the silent feed starts its file again, so the list never runs out under the silence.
+    private var nextRefill: ContinuousClock.Instant?
     /// The play position whose title was announced on the current connections.
     var announced: Int?
     private var title = ""
@@ -106,6 +108,7 @@ final class BroadcastSession {
                 if let ending = try perform(command) { return ending }
             }
             try retryIfDue()
+            try refillSilence()
             follow()
             while let event = player.nextEvent(timeout: .zero) {
                 if let ending = try handle(event) { return ending }
@@ -240,6 +243,16 @@ final class BroadcastSession {
             }
             if let problem = endpoint.announce(title: title) { observer(.titleNotSent(endpoint, problem: problem)) }
         }
+    }
+
+    /// While paused, starts the silent feed's file again every second: only a last file shorter than that can
+    /// end the list under the silence.
+    private func refillSilence() throws(SendError) {
+        guard paused else { return nextRefill = nil }
+        guard let due = nextRefill else { return nextRefill = .now + .seconds(1) }
+        guard ContinuousClock.now >= due else { return }
+        nextRefill = .now + .seconds(1)
+        try jump(to: place.position, fileTime: nil, holdingPlace: true)
     }
 
     private func sendStatus() {

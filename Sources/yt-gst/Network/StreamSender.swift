@@ -153,11 +153,7 @@ final class StreamSender {
             pipeline.sendEndOfStream()
             return
         }
-        if !waitingForCaller, let now = pipeline.runningTime {
-            // The flush starts the segment again at 0: its first buffer plays once the pipeline has filled again.
-            pipeline.keepRunningTime()
-            source?.setOffset(ofPad: "src", to: .nanoseconds(Int64(now.nanoseconds)) + StreamSender.refillMargin)
-        }
+        if !waitingForCaller, let source { pipeline.continueAfterFlush(of: source, margin: StreamSender.refillMargin) }
         try chain.jump(to: position, fileTime: nil) { () throws(GstError) in try pipeline.seek(to: .zero) }
         if pausedSince != nil { pausedSince = .now }
         total = nil
