@@ -5,8 +5,8 @@ import Foundation
 import Glibc
 import GstPlayer
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import yt_gst
 
@@ -62,25 +62,18 @@ private func tones(_ count: Int, seconds: Double, in directory: URL) throws -> [
 private let basePort = 40_000 + Int(getpid() % 2_000) * 8
 
 @Suite(.serialized) struct StreamSessionTests {
-    /// What a session reported, and when.
-    final class Log<Event> {
-        var events: [(at: ContinuousClock.Instant, event: Event)] = []
-    }
-
+    /// A stream of `files` to the test's RTP port, its status every 50 ms; `observe` sees each event with the
+    /// session's control.
     static func session(
         _ files: [String], port: Int, observe: @escaping (StreamSession.Event, StreamSession.Control) -> Void
-    ) throws -> (StreamSession, Log<StreamSession.Event>) {
+    ) throws -> StreamSession {
         var configuration = StreamSession.Configuration(
             files: files, destinations: [try StreamURL(parsing: "rtp://127.0.0.1:\(port)")])
         configuration.statusInterval = .milliseconds(50)
-        let log = Log<StreamSession.Event>()
         var control: StreamSession.Control?
-        let session = StreamSession(configuration) { event in
-            log.events.append((.now, event))
-            if let control { observe(event, control) }
-        }
+        let session = StreamSession(configuration) { event in if let control { observe(event, control) } }
         control = session.control
-        return (session, log)
+        return session
     }
 
     /// A pause stops the packets; resuming sends on from the same sample, its RTP timestamps a pause later (so
@@ -94,7 +87,7 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
         var pausedAt: ContinuousClock.Instant?
         var resumedAt: ContinuousClock.Instant?
         var heldPositions: [ClockTime] = []
-        let (session, _) = try Self.session(files, port: basePort) { event, control in
+        let session = try Self.session(files, port: basePort) { event, control in
             guard case .status(let status) = event else { return }
             if pausedAt == nil, status.position >= ClockTime(seconds: 0.6) {
                 pausedAt = .now
@@ -139,7 +132,7 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
         var step = 0
         var changedAt: ContinuousClock.Instant?
         var started: [Int] = []
-        let (session, _) = try Self.session(files, port: basePort + 4) { event, control in
+        let session = try Self.session(files, port: basePort + 4) { event, control in
             switch event {
             case .fileChanged(_, let position):
                 started.append(position)

@@ -60,29 +60,12 @@ extension BroadcastSession {
         case streamingAgain(IcecastEndpoint, lostFor: Duration)
     }
 
-    /// What the broadcast can be told, from any thread, through `control`.
-    enum Command: Sendable {
-        /// Holds the place and sends silence, so every Icecast mount keeps its source (a server drops a silent
-        /// connection after its source-timeout, 10 s by default) and HLS goes on; `resume` goes on from there.
-        case pause
-        case resume
-        /// Broadcasts the next (previous) file of the list from its start; past the last one, the broadcast ends.
-        case next
-        case previous
-        /// Ends the broadcast at once.
-        case stop(StopReason)
-    }
-
-    /// Sends commands to a running broadcast from any thread; each wakes its loop.
-    struct Control: Sendable {
-        let queue: CommandQueue<Command>
-        func send(_ command: Command) { queue.send(command) }
-        func pause() { send(.pause) }
-        func resume() { send(.resume) }
-        func next() { send(.next) }
-        func previous() { send(.previous) }
-        func stop(_ reason: StopReason = .requested) { send(.stop(reason)) }
-    }
+    /// What the broadcast can be told, through `control`. `pause` holds the place and sends silence, so every
+    /// Icecast mount keeps its source (a server drops a silent connection after its source-timeout, 10 s by default)
+    /// and HLS goes on; `resume` goes on from the place. `next` and `previous` broadcast that file from its start;
+    /// `stop` ends the broadcast at once.
+    typealias Command = SendCommand
+    typealias Control = SendControl
 
     /// How a broadcast ended.
     enum Ending: Sendable, Equatable {

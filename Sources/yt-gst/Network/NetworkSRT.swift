@@ -1,5 +1,4 @@
 // yt-gst — SRT settings and messages shared by `stream` and `receive`.
-import Glibc
 import GstPlayer
 
 enum NetworkSRT {

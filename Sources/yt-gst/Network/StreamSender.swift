@@ -267,6 +267,7 @@ final class StreamSender {
         let state: StreamSession.Status.State =
             waitingForCaller ? .waitingForCaller : pausedSince != nil ? .paused : .sending
         let position = pipeline.position ?? .zero
-        session.observer(.status(.init(state: state, position: total.map { min(position, $0) } ?? position, total: total)))
+        session.observer(
+            .status(.init(state: state, position: total.map { min(position, $0) } ?? position, total: total)))
     }
 }

@@ -67,29 +67,12 @@ extension StreamSession {
         case warning(GstError)
     }
 
-    /// What the stream can be told, from any thread, through `control`.
-    enum Command: Sendable {
-        /// Stops sending and holds the place; receivers hear nothing until `resume` (RTP timestamps and a GDP
-        /// segment then jump by the pause, so synchronised receivers stay in step).
-        case pause
-        case resume
-        /// Sends the next (previous) file of the list from its start, at once; past the last one, the stream ends.
-        case next
-        case previous
-        /// Ends the stream as at its end (RTP sends its BYE), within a grace period.
-        case stop(StopReason)
-    }
-
-    /// Sends commands to a running stream from any thread; each wakes its loop.
-    struct Control: Sendable {
-        let queue: CommandQueue<Command>
-        func send(_ command: Command) { queue.send(command) }
-        func pause() { send(.pause) }
-        func resume() { send(.resume) }
-        func next() { send(.next) }
-        func previous() { send(.previous) }
-        func stop(_ reason: StopReason = .requested) { send(.stop(reason)) }
-    }
+    /// What the stream can be told, through `control`. `pause` stops sending and holds the place; receivers hear
+    /// nothing until `resume` (RTP timestamps and a GDP segment then jump by the pause, so synchronised receivers
+    /// stay in step). `next` and `previous` send that file from its start at once. `stop` ends the stream as at its
+    /// end (RTP sends its BYE), within a grace period.
+    typealias Command = SendCommand
+    typealias Control = SendControl
 
     /// How a stream ended.
     enum Ending: Sendable, Equatable {
