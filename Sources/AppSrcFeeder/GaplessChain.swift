@@ -213,6 +213,12 @@ public final class GaplessChain: Feeder, Sendable {
         if case .ready(let opened) = upcoming { opened.feeder.stopReading() }
     }
 
+    /// The current file's format (the first playable one's after `prepare(at:)`): a stream's format on the wire.
+    public var format: WAVFormat? { state.withLock { $0.current?.file.format } }
+    /// Reads of the current file that waited for a pipe's producer (`WAVFeeder.producerWaits`): a growing count
+    /// means the input is live.
+    public var producerWaits: Int { state.withLock { $0.current?.producerWaits ?? 0 } }
+
     /// The first file's decoder needs (the pipeline is built for them): `WAVFeeder.needsDecoder` and `decoder`.
     public var needsDecoder: Bool { state.withLock { $0.current?.needsDecoder ?? false } }
     /// The launch text of the decoder the current file needs (`WAVFeeder.decoder`); `decodebin` before `prepare(at:)`.

@@ -20,21 +20,23 @@ enum Interrupts {
         return (ends[0], ends[1])
     }()
 
-    /// Empties the pipe whenever a signal wrote into it: the flag is what loops read, the pipe only wakes them (and
-    /// calls the handler given to `onSignal`).
+    /// Empties the pipe whenever a signal wrote into it (the flag is what loops read, the pipe only wakes them),
+    /// and tells the session's control (`onSignal`).
     private static let wakeWatch = MainLoop.watch(wakePipe.read) {
         var bytes = [UInt8](repeating: 0, count: 16)
         while read(Interrupts.wakePipe.read, &bytes, bytes.count) > 0 {}
         if let signal = pending { handler.withLock { $0 }?(signal) }
     }
-    /// What `onSignal` asked to run when a signal comes.
+
+    /// What a session's command wants done with a signal (e.g. `control.stop(.signal(SIGINT))`).
     private static let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
 
-    /// Runs `handler` on the loop's thread when SIGINT or SIGTERM comes (at once when one has come already), e.g. to
-    /// send a session its stop command.
-    static func onSignal(_ handler: @escaping @Sendable (Int32) -> Void) {
-        self.handler.withLock { $0 = handler }
-        if let signal = pending { handler(signal) }
+    /// Calls `handle` on the loop's thread (from `MainLoop.wait`) when SIGINT or SIGTERM arrives (at once if one
+    /// came already): a library session hears of signals only as commands.
+    static func onSignal(_ handle: @escaping @Sendable (Int32) -> Void) {
+        install()
+        handler.withLock { $0 = handle }
+        if let signal = pending { handle(signal) }
     }
 
     static func install() {

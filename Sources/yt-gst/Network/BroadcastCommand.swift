@@ -1,11 +1,11 @@
 // yt-gst — `yt-gst stream ... --to icecast://... --to hls:DIR`: a playlist broadcast through Icecast and HLS.
 import AppSrcFeeder
-import Glibc
 import GstPlayer
 import Streaming
+import WAV
 
 /// `stream`'s options when a `--to` is a broadcast destination (see `BroadcastTarget.isBroadcast`), checked, and
-/// the plan they make. A `BroadcastSession` then runs it.
+/// the configuration they make; a `BroadcastSession` runs it, a `BroadcastRenderer` shows it.
 struct BroadcastCommand {
     /// Seconds a broadcast keeps retrying a lost server before it gives up, by default.
     static let defaultRetrySeconds = 300.0
@@ -73,24 +73,10 @@ struct BroadcastCommand {
 
     func run() -> ExitCode {
         Gst.initialize()
-        Interrupts.install()
-        // libshout writes to its socket without MSG_NOSIGNAL: a server that goes away would kill us with SIGPIPE
-        // instead of failing the write (which is what lets the broadcast retry).
-        signal(SIGPIPE, SIG_IGN)
         let (files, warnings) = Playlist.expand(arguments)
         if !quiet { for warning in warnings { Terminal.error("yt-gst: warning: \(warning)") } }
         guard !files.isEmpty else {
             Terminal.error("yt-gst: \(arguments.joined(separator: " ")): nothing to broadcast (no WAV files found)")
-            return .failure
-        }
-        for (_, endpoint) in plan.icecastSinks {
-            if let problem = endpoint.connectionProblem() {
-                Terminal.error("yt-gst: \(endpoint): cannot connect to the server (\(problem))")
-                return .failure
-            }
-        }
-        for (_, directory, _) in plan.hlsSinks where FileSystem.kind(of: directory) != .directory {
-            Terminal.error("yt-gst: hls:\(directory): no such directory")
             return .failure
         }
         // The segment sink takes its muxer as a property: without it the pipeline would only fail to parse.
@@ -98,7 +84,16 @@ struct BroadcastCommand {
             Terminal.error("yt-gst: \(MissingPlugin.describe(element: "mpegtsmux"))")
             return .failure
         }
-        return BroadcastSession(command: self, files: files).run()
+        let renderer = BroadcastRenderer(self)
+        var configuration = BroadcastSession.Configuration(files: files, plan: plan)
+        configuration.shuffle = shuffle
+        configuration.passes = loopCount.map { $0 == 0 ? nil : $0 } ?? 1
+        configuration.retrySeconds = retrySeconds
+        configuration.statusInterval = renderer.statusInterval
+        let session = BroadcastSession(configuration, observer: renderer.render)
+        let control = session.control
+        Interrupts.onSignal { control.stop(.signal($0)) }
+        do { return renderer.finish(.success(try session.run())) } catch { return renderer.finish(.failure(error)) }
     }
 
     /// One line for a pipeline error: the destination it concerns, and what happened.

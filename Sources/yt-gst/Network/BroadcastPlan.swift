@@ -1,6 +1,7 @@
 // yt-gst — what a broadcast builds: one decode and pacing, then an encoder and a sink per destination.
 import GstPlayer
 import Streaming
+import WAV
 
 /// The codec of Icecast streams.
 enum BroadcastCodec: String, CaseIterable {
@@ -90,8 +91,10 @@ struct BroadcastPlan {
     var launch: String {
         // clocksync paces every destination in real time. libshout would pace Icecast by itself, but it lets the
         // first seconds go at once: the position (and so each file's title) would then run ahead of the audio.
+        // volume mutes a paused broadcast (silence keeps the mounts' sources); at 1.0 it passes buffers through.
         let head =
-            "appsrc name=src ! audioconvert name=convert ! audioresample ! capsfilter name=format ! clocksync name=pace"
+            "appsrc name=src ! audioconvert name=convert ! audioresample ! capsfilter name=format ! volume name=volume"
+            + " ! clocksync name=pace"
         if targets.count == 1, let sink = icecastSinks.first {
             let encoder = codec.launch(encoderNamed: BroadcastPlan.encoderName(of: sink.name))
             return "\(head) ! \(encoder) ! \(shout(sink.name))"

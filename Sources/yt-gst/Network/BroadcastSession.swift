@@ -1,52 +1,35 @@
 // yt-gst — one broadcast: the playlist through the gapless chain to every destination, titles as files start,
 // and the Icecast server's faults survived.
 import AppSrcFeeder
+import Glibc
 import GstPlayer
 import Streaming
 import WAV
 
-/// Runs a broadcast until the list ends (or a signal, an error, or a server lost for longer than --retry-for).
+/// Runs a broadcast until the list ends (or a `stop`, an error, or a server lost for longer than the retry time).
 ///
-/// One loop decides everything, as in `play`: it reads the player's events, follows the position (to know the
-/// file and the time in it, and to announce each file's title as it starts; 4 or 10 times a second), and while an Icecast server is lost
-/// it tries it again with a growing pause (100 ms to 1 s), so streaming resumes within about a second of the
-/// server being back. A sole destination waits for its server: resuming builds a new pipeline at the place where the
-/// broadcast stopped (the same file, the same time in it). Beside other destinations, only the lost mount's branch
-/// is replaced; the others go on in real time. HLS playlists are the session's (`HLSPlaylistFile`), not a
-/// pipeline's: across every pipeline it builds (for a file that needs another decoder) segment numbers only
-/// grow, and the break is marked as a discontinuity.
+/// One loop decides everything, as in `play`: it runs the commands, reads the player's events, follows the position
+/// (to know the file and the time in it, and to announce each file's title as it starts; 4 or 10 times a second),
+/// and while an Icecast server is lost it tries it again with a growing pause (100 ms to 1 s), so streaming resumes
+/// within about a second of the server being back. A sole destination waits for its server: resuming builds a new
+/// pipeline at the place where the broadcast stopped (the same file, the same time in it). Beside other
+/// destinations, only the lost mount's branch is replaced; the others go on in real time (HLS segment numbers never
+/// start again). A pause sends silence (see `Command.pause`). Events come on the thread that calls `run()`.
 final class BroadcastSession {
     /// The pause between two tries of a lost server grows from the first to the last.
     static let firstRetryPause: Duration = .milliseconds(100)
     static let longestRetryPause: Duration = .seconds(1)
 
     /// A lost Icecast server: which, since when, and when to try it next.
-    private struct Loss {
+    struct Loss {
         var endpoint: IcecastEndpoint
         var since: ContinuousClock.Instant
         var nextTry: ContinuousClock.Instant
         var pause: Duration
     }
 
-    private let command: BroadcastCommand
-    private let plan: BroadcastPlan
-    private let order: PlayOrder
-    private let player: Player
-    /// The playlist of each HLS destination, for the whole broadcast.
-    private let playlists: [HLSPlaylistFile]
-    private var chain: GaplessChain?
-    private var status: StatusLine
-    private var anyFailed = false
-    /// The play position and the time in that file where the broadcast is (where it resumes after a loss).
-    private var place: (position: Int, fileTime: ClockTime?) = (0, nil)
-    /// The furthest position the current pipeline reported.
-    private var furthest: ClockTime?
-    /// The play position whose title was announced on the current connections.
-    private var announced: Int?
-    private var title = ""
-    private var oggTitleWarned = false
     /// Where each Icecast sink's connection is, by sink name.
-    private enum Mount {
+    enum Mount {
         /// Connecting on its first buffer. `rendered`: it rendered one and no error has been read since: connected,
         /// once the bus has been read once more (a failed connect posts its error before the render counts, so it
         /// would be there). `after`: the loss this connection ends.
@@ -54,29 +37,43 @@ final class BroadcastSession {
         case streaming
         case lost(Loss)
     }
-    private var mounts: [String: Mount] = [:]
-    /// The files with nothing to play that were warned about (once each, however often a loop passes them).
-    private var warnedEmpty: Set<String> = []
-    /// Whether audio ever went out: a refusal before that is a fault of the setup, said once, exit 1.
-    private var everConnected = false
-    /// The lost servers, by sink name.
-    private var losses: [(sink: String, loss: Loss)] {
-        mounts.compactMap { if case .lost(let loss) = $0.value { ($0.key, loss) } else { nil } }
-            .sorted { $0.sink < $1.sink }
-    }
-    /// Whether the broadcast stands still until a lost server is back (a sole destination).
-    private var waitingForServer: Bool { !plan.mountsReconnectAlone && !losses.isEmpty }
-    private var nextDraw = ContinuousClock.now
-    /// How often the loop looks at the position: for the status line 10 times a second; otherwise 4 times (a
-    /// title reaches the server within a quarter second of its file's start, and the loop costs less).
-    private var followEvery: Duration { status.enabled ? .milliseconds(100) : .milliseconds(250) }
 
-    init(command: BroadcastCommand, files: [String]) {
-        self.command = command
-        plan = command.plan
-        let passes: Int? = command.loopCount.map { $0 == 0 ? nil : $0 } ?? 1
-        order = PlayOrder(files: files, shuffle: command.shuffle, passes: passes)
-        let plan = command.plan
+    let configuration: Configuration
+    let observer: (Event) -> Void
+    private let commands = CommandQueue<Command>()
+    var plan: BroadcastPlan { configuration.plan }
+    let order: PlayOrder
+    let player: Player
+    var chain: GaplessChain?
+    var someFilesFailed = false
+    /// The play position and the time in that file where the broadcast is (where it resumes after a loss or a
+    /// pause): followed while it plays, held while paused.
+    var place: (position: Int, fileTime: ClockTime?) = (0, nil)
+    /// Whether silence goes out in place of the list (`Command.pause`).
+    var paused = false
+    /// The furthest position the current pipeline reported.
+    var furthest: ClockTime?
+    /// While paused: when the silent feed starts its file again, so the list never runs out under the silence.
+    private var nextRefill: ContinuousClock.Instant?
+    /// The play position whose title was announced on the current connections.
+    var announced: Int?
+    private var title = ""
+    private var oggTitleWarned = false
+    var mounts: [String: Mount] = [:]
+    /// The playlist of each HLS destination, for the whole broadcast: across every pipeline it builds (for a file
+    /// that needs another decoder) segment numbers only grow, and the break is marked as a discontinuity.
+    let playlists: [HLSPlaylistFile]
+    /// The files with nothing to play that were reported (once each, however often a loop passes them).
+    private var reportedEmpty: Set<String> = []
+    /// Whether audio ever went out: a refusal before that is a fault of the setup.
+    var everConnected = false
+    private var nextStatus = ContinuousClock.now
+
+    init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
+        self.configuration = configuration
+        self.observer = observer
+        order = PlayOrder(files: configuration.files, shuffle: configuration.shuffle, passes: configuration.passes)
+        let plan = configuration.plan
         let playlists = plan.hlsSinks.map {
             HLSPlaylistFile(
                 sink: $0.name, directory: $0.directory, name: $0.playlist, targetSeconds: plan.segmentSeconds,
@@ -89,44 +86,75 @@ final class BroadcastSession {
         player.errorIsContained = { error in
             plan.mountsReconnectAlone && plan.icecastSinks.contains { $0.name == error.elementName }
         }
-        status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
     }
 
-    /// Broadcasts the list; returns the exit code.
-    func run() -> ExitCode {
-        defer {
-            status.clear()
-            player.stop()
-        }
-        if let code = start() { return code }
+    /// Sends commands to the broadcast from any thread.
+    var control: Control { Control(queue: commands) }
+
+    /// The lost servers, by sink name.
+    var losses: [(sink: String, loss: Loss)] {
+        mounts.compactMap { if case .lost(let loss) = $0.value { ($0.key, loss) } else { nil } }
+            .sorted { $0.sink < $1.sink }
+    }
+
+    /// Whether the broadcast stands still until a lost server is back (a sole destination).
+    var waitingForServer: Bool { !plan.mountsReconnectAlone && !losses.isEmpty }
+
+    /// How often the loop looks at the position: at the status rate when asked, else 4 times a second (a title
+    /// reaches the server within a quarter second of its file's start, and the loop costs less).
+    private var followEvery: Duration { configuration.statusInterval ?? .milliseconds(250) }
+
+    /// Broadcasts the list on the calling thread until it ends.
+    ///
+    /// libshout writes to its socket without MSG_NOSIGNAL: a server that goes away would kill the process with
+    /// SIGPIPE instead of failing the write (which is what lets the broadcast retry), so SIGPIPE is ignored from here
+    /// on.
+    /// - Throws: a destination that cannot be used, nothing to broadcast, a refusal, a lost server not back in time,
+    ///   a pipeline error.
+    func run() throws(SendError) -> Ending {
+        signal(SIGPIPE, SIG_IGN)
+        defer { player.stop() }
+        try checkDestinations()
+        try start()
         while true {
-            if let signal = Interrupts.pending { return Interrupts.exitCode(for: signal) }
-            if let code = retryIfDue() { return code }
+            for command in commands.take() {
+                if let ending = try perform(command) { return ending }
+            }
+            try retryIfDue()
+            try refillSilence()
             follow()
             while let event = player.nextEvent(timeout: .zero) {
-                if let code = handle(event) { return code }
+                if let ending = try handle(event) { return ending }
             }
-            drawStatus()
+            sendStatus()
             var until = ContinuousClock.now + followEvery
             if let due = losses.map(\.loss.nextTry).min(), waitingForServer || due < until { until = due }
             MainLoop.wait(for: [player.eventDescriptor], until: until)
         }
     }
 
+    /// Every Icecast server accepts connections, and every HLS directory exists, before anything is built.
+    private func checkDestinations() throws(SendError) {
+        for (_, endpoint) in plan.icecastSinks {
+            if let problem = endpoint.connectionProblem() { throw .cannotConnect(endpoint, problem: problem) }
+        }
+        for (_, directory, _) in plan.hlsSinks {
+            var info = stat()
+            guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                throw .noSuchDirectory(directory)
+            }
+        }
+    }
+
     // MARK: Starting
 
-    /// Starts a pipeline at `place`: a new chain prepared at its file, sought to its time. Returns the exit code
-    /// when nothing can be broadcast. `resuming`: the loss of a server that is back.
-    private func start(resuming: Loss? = nil) -> ExitCode? {
+    /// Starts a pipeline at `place`: a new chain prepared at its file, sought to its time (silent while paused).
+    /// `resuming`: the loss of a server that is back.
+    func start(resuming: Loss? = nil) throws(SendError) {
         let chain = GaplessChain(order: order, settings: GaplessChain.Settings())
         let prepared = chain.prepare(at: place.position)
-        reportFailures(of: chain)
-        guard prepared else {
-            if chain.ending == .nothingToPlay {
-                Terminal.error("yt-gst: nothing to broadcast (every file is empty)")
-            }
-            return .failure
-        }
+        reportFiles(of: chain)
+        guard prepared else { throw chain.ending == .nothingToPlay ? .nothingToBroadcast : .nothingOpened }
         self.chain = chain
         let launch =
             chain.needsDecoder
@@ -138,39 +166,39 @@ final class BroadcastSession {
         for playlist in playlists { playlist.pipelineStarts() }
         do {
             try player.play(chain, launch: launch, from: place.fileTime)
+            if paused { try player.setMuted(true) }
         } catch {
-            report("yt-gst: \(command.describe(error))")
-            return .failure
+            throw .pipeline(error, connected: everConnected)
         }
-        return nil
     }
 
     /// Files that could not be opened, and files passed over (or broadcast as nothing) for having nothing to play.
-    private func reportFailures(of chain: GaplessChain) {
+    func reportFiles(of chain: GaplessChain) {
         for failure in chain.takeFailures() {
-            anyFailed = true
-            report("yt-gst: \(failure)")
+            someFilesFailed = true
+            observer(.fileFailed(failure))
         }
         let empty = chain.takeEmptyFiles()
-        guard chain.ending != .nothingToPlay, !command.quiet else { return }
-        for file in empty where warnedEmpty.insert(file.path).inserted { file.warningLines.forEach { report($0) } }
+        guard chain.ending != .nothingToPlay else { return }
+        for file in empty where reportedEmpty.insert(file.path).inserted { observer(.emptyFile(file)) }
     }
 
     // MARK: Following the broadcast
 
-    /// Where the broadcast is: the file and the time in it; announces a file's title once audio goes out.
+    /// Where the broadcast is: the file and the time in it; announces a file's title once audio goes out. Held
+    /// while paused: the silence is no place in the list.
     private func follow() {
         // With several sinks the pipeline answers with one or another's position: take the furthest seen, so the
         // broadcast never seems to step back into the file before.
         guard !waitingForServer, let chain, let reported = player.position else { return }
         let position = max(reported, furthest ?? reported)
         furthest = position
-        guard let segment = chain.segment(at: position) else { return }
+        followConnections()
+        guard !paused, let segment = chain.segment(at: position) else { return }
         let offset =
             position.nanoseconds >= segment.streamStart.nanoseconds
             ? position.nanoseconds - segment.streamStart.nanoseconds : 0
         place = (segment.position, ClockTime(nanoseconds: segment.fileStart.nanoseconds + offset))
-        followConnections()
         let connecting = mounts.values.contains { if case .connecting = $0 { true } else { false } }
         if !connecting && announced != segment.position {
             announced = segment.position
@@ -190,12 +218,7 @@ final class BroadcastSession {
             mounts[sink] = .streaming
             everConnected = true
             announced = nil
-            if let after {
-                let seconds = (ContinuousClock.now - after.since) / .seconds(1)
-                report(
-                    "yt-gst: \(after.endpoint): streaming again (the server was lost for "
-                        + "\(StatusView.trim((seconds * 10).rounded() / 10)) s)")
-            }
+            if let after { observer(.streamingAgain(after.endpoint, lostFor: ContinuousClock.now - after.since)) }
         }
     }
 
@@ -220,147 +243,37 @@ final class BroadcastSession {
         }
     }
 
-    /// Tells every Icecast server the title now playing (again after a reconnect: the server forgot it), and says
-    /// it on stderr when it changed.
+    /// Tells every Icecast server the title now playing (again after a reconnect: the server forgot it), and
+    /// reports it when it changed.
     private func announce(_ title: String) {
-        if !command.quiet && title != self.title { report("yt-gst: now playing: \(title)") }
+        if title != self.title { observer(.titleChanged(title)) }
         self.title = title
         for (sink, endpoint) in plan.icecastSinks {
             guard case .streaming = mounts[sink] else { continue }
             guard plan.codec.takesTitleUpdates else {
-                if !oggTitleWarned && !command.quiet {
-                    report(
-                        "yt-gst: \(endpoint): warning: Icecast 2.4 cannot change the title of an Ogg stream; "
-                            + "listeners see the first file's (use --codec mp3 for a title per file)")
-                }
+                if !oggTitleWarned { observer(.titlesStayFirst(endpoint)) }
                 oggTitleWarned = true
                 continue
             }
-            if let problem = endpoint.announce(title: title), !command.quiet {
-                report("yt-gst: \(endpoint): warning: \(problem)")
-            }
+            if let problem = endpoint.announce(title: title) { observer(.titleNotSent(endpoint, problem: problem)) }
         }
     }
 
-    // MARK: Events
-
-    private func handle(_ event: Message) -> ExitCode? {
-        switch event {
-        case .endOfStream:
-            if let handoff = chain?.handoff {
-                place = (handoff, nil)
-                return start()
-            }
-            for playlist in playlists {
-                if let problem = playlist.finish() { return failure(of: playlist, problem) }
-            }
-            return anyFailed ? .failure : .success
-        case .element(let message):
-            for playlist in playlists {
-                if let problem = playlist.handle(message) { return failure(of: playlist, problem) }
-            }
-        case .error(let error):
-            return handle(error)
-        case .warning(let warning):
-            if !command.quiet { report("yt-gst: warning: \(command.describe(warning))") }
-        default:
-            break
-        }
-        if let chain { reportFailures(of: chain) }
-        return nil
+    /// While paused, starts the silent feed's file again every second: only a last file shorter than that can
+    /// end the list under the silence.
+    private func refillSilence() throws(SendError) {
+        guard paused else { return nextRefill = nil }
+        guard let due = nextRefill else { return nextRefill = .now + .seconds(1) }
+        guard ContinuousClock.now >= due else { return }
+        nextRefill = .now + .seconds(1)
+        try jump(to: place.position, fileTime: nil, holdingPlace: true)
     }
 
-    /// A playlist that could not be written ends the broadcast, as any other failed HLS output does.
-    private func failure(of playlist: HLSPlaylistFile, _ problem: String) -> ExitCode {
-        report("yt-gst: hls:\(playlist.directory): \(problem)")
-        return .failure
-    }
-
-    /// An error: an Icecast sink that could not connect or lost its server is retried once audio has gone out
-    /// (before that, the setup is wrong: said once, exit 1); any other error ends the broadcast.
-    private func handle(_ error: GstError) -> ExitCode? {
-        guard let name = error.elementName, let sink = plan.icecastSinks.first(where: { $0.name == name }),
-            error.resourceError == .open || error.resourceError == .write
-        else {
-            report("yt-gst: \(command.describe(error))")
-            return .failure
-        }
-        guard everConnected else {
-            report("yt-gst: \(sink.endpoint): \(sink.endpoint.refusal())")
-            return .failure
-        }
-        let now = ContinuousClock.now
-        switch mounts[name] {
-        case .lost?:
-            return nil
-        case .connecting(_, let resumed?)?:
-            // Back, but not ready for us yet (or gone again): keep trying from the first loss.
-            mounts[name] = .lost(
-                Loss(
-                    endpoint: resumed.endpoint, since: resumed.since, nextTry: now + resumed.pause, pause: resumed.pause
-                ))
-            return nil
-        default:
-            break
-        }
-        status.clear()
-        let retry = StatusView.trim(command.retrySeconds)
-        report(
-            "yt-gst: \(sink.endpoint): lost the server (\(command.verbose ? error.verboseDescription : error.message)); "
-                + "retrying for up to \(retry) s")
-        mounts[name] = .lost(
-            Loss(
-                endpoint: sink.endpoint, since: now, nextTry: now + BroadcastSession.firstRetryPause,
-                pause: BroadcastSession.firstRetryPause))
-        return nil
-    }
-
-    /// While a server is lost: when the next try is due, sees whether it accepts connections again and if so
-    /// connects again (a new branch for that mount, or the whole broadcast at its place when it was the sole
-    /// destination); gives up after --retry-for.
-    private func retryIfDue() -> ExitCode? {
-        for (sink, var loss) in losses where ContinuousClock.now >= loss.nextTry {
-            if ContinuousClock.now - loss.since >= .milliseconds(Int64(command.retrySeconds * 1000)) {
-                status.clear()
-                report(
-                    "yt-gst: \(loss.endpoint): gave up after \(StatusView.trim(command.retrySeconds)) s without the "
-                        + "server")
-                return .failure
-            }
-            loss.pause = min(loss.pause * 2, BroadcastSession.longestRetryPause)
-            if loss.endpoint.connectionProblem(timeout: .milliseconds(500)) != nil {
-                loss.nextTry = .now + loss.pause
-                mounts[sink] = .lost(loss)
-                continue
-            }
-            guard plan.mountsReconnectAlone, let pipeline = player.pipeline else { return start(resuming: loss) }
-            do {
-                try plan.addMountBranch(of: sink, to: pipeline)
-                mounts[sink] = .connecting(rendered: false, after: loss)
-            } catch {
-                report("yt-gst: \(command.describe(error))")
-                return .failure
-            }
-        }
-        return nil
-    }
-
-    // MARK: Output
-
-    private func drawStatus() {
-        guard status.enabled, ContinuousClock.now >= nextDraw else { return }
-        nextDraw = .now + .milliseconds(100)
-        if let loss = losses.first?.loss {
-            let seconds = Int((ContinuousClock.now - loss.since) / .seconds(1))
-            status.draw("… \(loss.endpoint) lost \(seconds) s ago; retrying")
-        } else {
-            let time = TimeText.format(place.fileTime?.seconds ?? 0)
-            status.draw("> \(time)  \(title)  → \(plan.targets.map(\.description).joined(separator: ", "))")
-        }
-    }
-
-    private func report(_ line: String) {
-        status.clear()
-        Terminal.error(line)
+    private func sendStatus() {
+        guard let interval = configuration.statusInterval, ContinuousClock.now >= nextStatus else { return }
+        nextStatus = .now + interval
+        let state: Status.State =
+            losses.first.map { .lost($0.loss.endpoint, since: $0.loss.since) } ?? (paused ? .paused : .broadcasting)
+        observer(.status(Status(state: state, fileTime: place.fileTime ?? .zero, title: title)))
     }
 }

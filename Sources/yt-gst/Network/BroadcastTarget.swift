@@ -1,5 +1,6 @@
 // yt-gst — the broadcast destinations of `stream --to`: an Icecast mount, or an HLS directory.
 import Streaming
+import WAV
 
 /// One broadcast destination: `stream` feeds every one given from the same decoded audio.
 enum BroadcastTarget: Equatable, CustomStringConvertible {

@@ -2,6 +2,7 @@
 import Glibc
 import GstPlayer
 import Streaming
+import WAV
 
 extension Clock {
     /// Waits up to `limit` for a network clock's first answer, giving up at once for a signal.

@@ -2,6 +2,7 @@
 import Glibc
 import GstPlayer
 import Streaming
+import WAV
 
 /// The playlist of one HLS directory: `HLSPlaylist` fed by its `splitmuxsink`'s messages, written atomically after
 /// each segment, and the segments that left it deleted.

@@ -1,5 +1,6 @@
 // yt-gst — what a broadcast asks an Icecast server beside the stream: is it there, why it refused the source,
 import Streaming
+import WAV
 // and the title that now plays.
 
 extension IcecastEndpoint {
@@ -12,15 +13,14 @@ extension IcecastEndpoint {
         return nil
     }
 
-    /// Why the server refused our source connection (shout2send says only "Could not connect"), in words.
+    /// Why the server refused our source connection (shout2send says only "Could not connect").
     ///
     /// libshout reports a wrong password and a mount in use alike (a failed login), so the mount is asked for
     /// as a listener would: 200 means another source streams there; anything else, the password was refused.
-    func refusal() -> String {
-        if let problem = connectionProblem() { return "cannot connect to the server (\(problem))" }
+    func refusal() -> IcecastRefusal {
+        if let problem = connectionProblem() { return .unreachable(problem) }
         let status = try? HTTPProbe.status(host: host, port: port, path: mount, timeout: IcecastEndpoint.probeTimeout)
-        if status == 200 { return "the mount \(mount) is already in use by another source" }
-        return "the server refused the source password"
+        return status == 200 ? .mountInUse(mount) : .passwordRefused
     }
 
     /// Sets the mount's now-playing title through Icecast's admin interface (as source clients do), so the
@@ -38,6 +38,23 @@ extension IcecastEndpoint {
             return status == 200 ? nil : "the server answered \(status) to the title update"
         } catch {
             return "title update: \(error)"
+        }
+    }
+}
+
+/// Why an Icecast server refused a source (`IcecastEndpoint.refusal()`); its description is the message's words.
+enum IcecastRefusal: Sendable, Equatable, CustomStringConvertible {
+    /// The server does not accept connections: the connection's problem.
+    case unreachable(String)
+    /// Another source streams to the mount.
+    case mountInUse(String)
+    case passwordRefused
+
+    var description: String {
+        switch self {
+        case .unreachable(let problem): "cannot connect to the server (\(problem))"
+        case .mountInUse(let mount): "the mount \(mount) is already in use by another source"
+        case .passwordRefused: "the server refused the source password"
         }
     }
 }

@@ -1,5 +1,6 @@
 // yt-gst — an Icecast mount to send to: icecast://[USER:]PASSWORD@HOST[:PORT]/MOUNT.
 import Streaming
+import WAV
 
 /// Where `stream` sends a broadcast: an Icecast 2 server's mount, with the source credentials.
 struct IcecastEndpoint: Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 // yt-gst — `--clock` as users type it.
 import Streaming
+import WAV
 
 extension ReferenceClock {
     /// Parses the option's value: `sender`, `ntp://HOST[:PORT]` or `ptp[:DOMAIN]`.

@@ -4,8 +4,8 @@ import GstPlayer
 import Streaming
 import WAV
 
-/// `stream`'s options, checked, and the plan they make: the files, the format on the wire, the resolved destination
-/// and the pipeline for them. A `StreamSession` then runs it.
+/// `stream`'s options, checked, and the configuration they make; a `StreamSession` runs it, a `StreamRenderer`
+/// shows it.
 struct StreamCommand {
     static let spec = CommandSpec(
         name: "stream", abstract: "Stream WAV files over RTP or SRT, or broadcast them through Icecast and HLS.",
@@ -64,10 +64,6 @@ struct StreamCommand {
 
             \(BroadcastCommand.help)
             """)
-
-    /// Buffers read from a pipe: short, since a live pipe's are sent as they arrive (200 ms bursts lost packets in a
-    /// receiver's 50 ms jitter buffer, 1 run in 4 of `StreamingTests.livePipeStreamsBitExact`).
-    static let pipeChunkMilliseconds = 20
 
     var files: [String]
     /// Every --to, in order; several only for RTP.
@@ -134,175 +130,24 @@ struct StreamCommand {
 
     func run() throws(UsageError) -> ExitCode {
         Gst.initialize()
-        Interrupts.install()
-        let (feeders, anyFailed) = openFiles()
-        guard let first = feeders.first else { return .failure }
-        do throws(ExitCode) {
-            let plan = try makePlan(for: first.file.format, named: first.displayName)
-            let pipeline = try makePipeline(plan, feeders: feeders)
-            let senderClock = try startClock(plan, pipeline: pipeline)
-            defer { withExtendedLifetime(senderClock) {} }
-            try writeSDP(plan)
-            // Unknown while a pipe's header does not say how long it is.
-            let total =
-                feeders.allSatisfy(\.file.lengthIsKnown)
-                ? feeders.reduce(ClockTime.zero) {
-                    ClockTime(
-                        nanoseconds: $0.nanoseconds
-                            + ClockTime(frames: $1.file.frameCount, rate: $1.file.format.sampleRate).nanoseconds)
-                } : nil
-            let label =
-                (files.count == 1 ? files[0] : "\(feeders.count) files") + " → "
-                + destinations.map(\.description).joined(separator: ", ") + " (\(plan.formatName))"
-            let pipes = feeders.filter(\.file.isStream)
-            let result = StreamSession(
-                command: self, pipeline: pipeline, plan: plan, total: total, label: label,
-                producerWaits: pipes.isEmpty ? nil : { pipes.reduce(0) { $0 + $1.producerWaits } }
-            ).run()
-            _ = try? pipeline.setState(.null)
-            return result == .success && anyFailed ? .failure : result
-        } catch {
-            return error
-        }
+        let renderer = StreamRenderer(self)
+        let session = StreamSession(configuration(statusInterval: renderer.statusInterval), observer: renderer.render)
+        let control = session.control
+        Interrupts.onSignal { control.stop(.signal($0)) }
+        do { return renderer.finish(.success(try session.run())) } catch { return renderer.finish(.failure(error)) }
     }
 
-    /// The files that open, each with its warnings said; those that do not are reported, and make `anyFailed`.
-    private func openFiles() -> (feeders: [WAVFeeder], anyFailed: Bool) {
-        var feeders: [WAVFeeder] = []
-        var anyFailed = false
-        for file in files {
-            do {
-                // A pipe may be live, and then each buffer goes out as soon as it is read (see StreamSession's
-                // pacing): 20 ms buffers keep those bursts, and the latency, within a receiver's 50 ms jitter buffer.
-                let feeder =
-                    DescriptorStream.isStream(path: file)
-                    ? try WAVFeeder(path: file, chunkMilliseconds: Self.pipeChunkMilliseconds, buffers: 10)
-                    : try WAVFeeder(path: file)
-                if !quiet {
-                    for warning in feeder.file.warnings { Terminal.error("yt-gst: \(file): warning: \(warning)") }
-                }
-                feeders.append(feeder)
-            } catch {
-                Terminal.error("yt-gst: \(file): \(error)")
-                anyFailed = true
-            }
-        }
-        return (feeders, anyFailed)
-    }
-
-    /// The codec on the wire for audio in `format`: --codec, else linear PCM as deep as the file (16 or 24 bits).
-    private func codec(for format: WAVFormat) -> NetworkCodec {
-        codec ?? (format.encoding == .pcm && format.validBits <= 16 ? .l16 : .l24)
-    }
-
-    /// What to send where, for files in `format` (that of the first, `name`): the destination resolved, and the
-    /// format on the wire checked against what the transport can carry.
-    ///
-    /// - Throws: the exit code, once the problem has been said.
-    private func makePlan(for format: WAVFormat, named name: String) throws(ExitCode) -> StreamPlan {
-        let codec = codec(for: format)
-        if codec == .opus && format.channels > 2 {
-            Terminal.error(
-                "yt-gst: \(name): Opus streams carry 1 or 2 channels, not \(format.channels) (use --codec l16 or l24)")
-            throw .failure
-        }
-        switch try destination.resolvedOrExit(sending: true) {
-        case .rtp(let endpoint):
-            let rtp = RTPFormat(codec: codec, rate: format.sampleRate, channels: format.channels)
-            if !rtp.isKnownWithoutSDP && sdpPath == nil {
-                Terminal.error(
-                    "yt-gst: \(name): \(rtp.rtpmap) has no standard payload type; write an SDP with --sdp FILE "
-                        + "and receive with sdp:FILE")
-                throw .usage
-            }
-            var endpoints = [endpoint]
-            for other in destinations.dropFirst() {
-                if case .rtp(let resolved) = try other.resolvedOrExit(sending: true) { endpoints.append(resolved) }
-            }
-            return .rtp(endpoints, rtp)
-        case .srt(let endpoint):
-            return .srt(endpoint, codec == .opus ? .opus : .pcm(format.rawCaps))
-        case .sdp:
-            throw .usage
-        }
-    }
-
-    /// The pipeline for `plan`, with the user's values set and every file's feeder attached to its appsrc.
-    private func makePipeline(_ plan: StreamPlan, feeders: [WAVFeeder]) throws(ExitCode) -> Pipeline {
-        let format = feeders[0].file.format
-        do {
-            let pipeline = try Pipeline(launch: plan.launch(sources: feeders.count))
-            try configure(
-                pipeline, plan: plan, channels: format.channels,
-                dithering: format.validBits > (codec(for: format) == .l16 ? 16 : 24))
-            for (index, feeder) in feeders.enumerated() {
-                try feeder.attach(to: pipeline.appSource(named: "src\(index)"))
-            }
-            return pipeline
-        } catch {
-            Terminal.error("yt-gst: \(describe(error))")
-            throw .failure
-        }
-    }
-
-    /// Sets the user's values on the parsed pipeline's elements (never pasted into the launch text).
-    private func configure(_ pipeline: Pipeline, plan: StreamPlan, channels: Int, dithering: Bool) throws(GstError) {
-        if !dithering { try pipeline.element(named: "convert").set("dithering", fromString: "none") }
-        switch plan {
-        case .rtp(let endpoints, let format):
-            try pipeline.element(named: "format").set("caps", to: format.rawCaps)
-            try pipeline.element(named: "pay").set("pt", fromString: String(format.payloadType))
-            if format.codec == .opus {
-                try pipeline.element(named: "enc").set("bitrate", fromString: String((bitrate ?? 64) * 1000))
-            }
-            for (name, port) in [("rtp", \RTPEndpoint.port), ("rtcp", \RTPEndpoint.rtcpPort)] {
-                let sink = try pipeline.element(named: name)
-                for endpoint in endpoints {
-                    sink.addDestination(host: endpoint.host ?? "", port: endpoint[keyPath: port])
-                }
-                if endpoints.contains(where: \.isMulticast) {
-                    try sink.set("ttl-mc", fromString: String(ttl ?? 1))
-                    if let interface { try sink.set("multicast-iface", fromString: interface) }
-                }
-            }
-        case .srt(let endpoint, let payload):
-            switch payload {
-            case .pcm(let caps?): try pipeline.element(named: "format").set("caps", to: caps)
-            case .pcm(nil): break
-            case .opus:
-                try pipeline.element(named: "format").set("caps", to: NetworkCodec.opusInput(channels: channels))
-                try pipeline.element(named: "enc").set("bitrate", fromString: String((bitrate ?? 64) * 1000))
-            }
-            try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: nil)
-            // GDP does not carry end of stream: mark it in the stream, so the receiver knows we finished.
-            try pipeline.element(named: "framing").sendMarkerBeforeEndOfStream(
-                onPad: "sink", named: NetworkSRT.endMarker)
-        }
-    }
-
-    /// For RTP: the clock the stream runs on, published for the receivers, with the stream's timestamps on it.
-    private func startClock(_ plan: StreamPlan, pipeline: Pipeline) throws(ExitCode) -> SenderClock? {
-        guard case .rtp(let endpoints, let format) = plan else { return nil }
-        let senderClock = try SenderClock.start(clock, rtpPorts: endpoints.map(\.port), quiet: quiet)
-        do {
-            try senderClock.prepare(pipeline, payloader: try pipeline.element(named: "pay"), rate: format.rate)
-        } catch {
-            Terminal.error("yt-gst: \(describe(error))")
-            throw .failure
-        }
-        return senderClock
-    }
-
-    /// With --sdp, writes the description of the RTP stream for receivers (the first destination's).
-    private func writeSDP(_ plan: StreamPlan) throws(ExitCode) {
-        guard case .rtp(let endpoints, let rtp) = plan, let endpoint = endpoints.first, let sdpPath else { return }
-        let name = files.count == 1 ? files[0] : "\(files.count) files"
-        let sdp = SessionDescription(
-            name: name, format: rtp, address: endpoint.host ?? "", port: endpoint.port, ttl: ttl, clock: clock)
-        if let problem = NetworkFile.write(sdp.text, to: sdpPath) {
-            Terminal.error("yt-gst: \(sdpPath): \(problem)")
-            throw .failure
-        }
+    /// The session's configuration: the options' values.
+    func configuration(statusInterval: Duration?) -> StreamSession.Configuration {
+        var configuration = StreamSession.Configuration(files: files, destinations: destinations)
+        configuration.clock = clock
+        configuration.codec = codec
+        configuration.bitrate = bitrate
+        configuration.sdpPath = sdpPath
+        configuration.interface = interface
+        configuration.ttl = ttl
+        configuration.statusInterval = statusInterval
+        return configuration
     }
 
     /// One line for an error, naming the destination and what to check.

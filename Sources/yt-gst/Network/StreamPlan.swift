@@ -1,6 +1,7 @@
 // yt-gst — what `stream` builds: the transport and the format on the wire, and the launch string for them.
 import GstPlayer
 import Streaming
+import WAV
 
 /// What `stream` builds: the transport, and the format on the wire.
 enum StreamPlan {
@@ -24,13 +25,10 @@ enum StreamPlan {
     }
 
     /// The launch string: constant text with named elements; every user value is set as a property afterwards.
-    func launch(sources: Int) -> String {
-        var text: String
-        if sources == 1 {
-            text = "appsrc name=src0 ! "
-        } else {
-            text = (0..<sources).map { "appsrc name=src\($0) ! files. " }.joined() + "concat name=files ! "
-        }
+    /// The files go one after another through the appsrc `src` (a `GaplessChain`), converted to the format set on
+    /// `format`.
+    var launch: String {
+        var text = "appsrc name=src ! "
         text += "audioconvert name=convert ! audioresample ! capsfilter name=format ! "
         switch self {
         case .rtp(_, let format):

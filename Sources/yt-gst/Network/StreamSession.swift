@@ -1,197 +1,80 @@
-// yt-gst — one run of `stream`: the built pipeline from its start to the last sample out, in one control loop.
+// yt-gst — one stream: WAV files sent over RTP or SRT, from the first sample to the last out, with commands.
+import AppSrcFeeder
 import GstPlayer
 import Streaming
+import WAV
 
-/// Runs a `stream` pipeline until the audio has left (or an error or a signal ends it), and says how it ended.
+/// Sends a list of WAV files as one stream to RTP hosts or groups, or to an SRT peer, until the audio has left (or
+/// an error or a `stop` ends it), and says how it ended.
 ///
-/// One loop decides everything: it reads the bus, does what is due, and sleeps in `MainLoop.wait` until the next
-/// bus message or signal, or until something has to be looked at: the status line (10 times a second, when shown),
-/// SRT's first acknowledgement, the last RTP packet (not before the stream's duration has played), the RTCP
-/// end a second after it, and the grace period after Ctrl-C.
+/// The files go through one appsrc as a `GaplessChain`, converted to the first one's format; `next` and `previous`
+/// jump in it as `play` does. The pipeline's running time never starts again (`Pipeline.keepRunningTime`): after a
+/// pause or a jump the audio is placed at the present moment, so RTP timestamps keep counting the clock and
+/// synchronised receivers stay in step (they hear a gap). Events come on the thread that calls `run()`; commands
+/// from any thread through `control`.
 final class StreamSession {
-    private let command: StreamCommand
-    private let pipeline: Pipeline
-    private let plan: StreamPlan
-    /// The duration of all the files (nil when a pipe's is unknown), and the status line's text after the position.
-    private let total: ClockTime?
-    private let label: String
-    private var status: StatusLine
-    private var warnings: NetworkWarnings
-    /// srtsink, for SRT.
-    private let net: Element?
-    /// The RTP udpsink: end of stream there means the last packet left.
-    private let rtpSink: Element?
-    /// Whether an SRT connection came up (a caller arrived, or the receiver acknowledged packets): an error after
-    /// that is a broken connection, before it a failure to connect.
-    private var connected = false
-    /// An SRT listener waits, paused, until a receiver calls.
-    private var waitingForCaller = false
-    /// After SIGINT or SIGTERM: the signal, and how long to wait for the end of stream (RTP sends its BYE).
-    private var stopping: (signal: Int32, deadline: ContinuousClock.Instant)? = nil
-    /// When end of stream reached the RTP sink; the RTCP sink gets its own a second later if it is still running.
-    private var rtpFinishedAt: ContinuousClock.Instant? = nil
-    private var rtcpEnded = false
-    private var nextDraw = ContinuousClock.now
-    /// With a pipe as input: the count of reads that waited for its producer (`WAVFeeder.producerWaits`).
-    private let producerWaits: (() -> Int)?
-    /// The count at the last look, when to look again, and whether the sender now sends as the input arrives.
-    private var pacing = (waits: 0, nextCheck: ContinuousClock.now + .milliseconds(500), byInput: false)
+    let configuration: Configuration
+    let observer: (Event) -> Void
+    private let commands = CommandQueue<Command>()
+    /// Commands taken while waiting for the clock, for the loop to run.
+    private(set) var deferred: [Command] = []
+    /// A stop that came during the setup.
+    private(set) var stopReason: StopReason?
+    /// Whether a file could not be opened (the stream then ends with `someFilesFailed`).
+    var someFilesFailed = false
 
-    init(
-        command: StreamCommand, pipeline: Pipeline, plan: StreamPlan, total: ClockTime?, label: String,
-        producerWaits: (() -> Int)? = nil
-    ) {
-        self.command = command
-        self.producerWaits = producerWaits
-        pacing.waits = producerWaits?() ?? 0
-        self.pipeline = pipeline
-        self.plan = plan
-        self.total = total
-        self.label = label
-        status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
-        warnings = NetworkWarnings(quiet: command.quiet, verbose: command.verbose)
-        net = try? pipeline.element(named: "net")
-        rtpSink = try? pipeline.element(named: "rtp")
+    init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
+        Gst.initialize()
+        self.configuration = configuration
+        self.observer = observer
     }
 
-    /// Runs the pipeline to its end; returns the exit code.
-    func run() -> ExitCode {
-        defer { status.clear() }
-        if let failed = start() { return failed }
-        while true {
-            if let code = doWhatIsDue() { return code }
-            while let message = pipeline.nextMessage(timeout: .zero) {
-                if let code = handle(message) { return code }
-            }
-            drawStatus()
-            MainLoop.wait(
-                for: [pipeline.busDescriptor],
-                until: MainLoop.earliest(
-                    nextRTPCheck, stopping?.deadline, status.enabled ? nextDraw : nil,
-                    producerWaits != nil ? pacing.nextCheck : nil,
-                    waitsForAcknowledgement ? .now + .milliseconds(100) : nil))
-        }
-    }
+    /// Sends commands to the stream from any thread.
+    var control: Control { Control(queue: commands) }
 
-    /// Starts sending; an SRT listener only pauses until a receiver has called, so nothing is sent to no one.
-    private func start() -> ExitCode? {
-        do {
-            if case .srt(let endpoint, _) = plan, endpoint.mode == .listener, let net {
-                net.postApplicationMessageOnCallerAdded(named: "yt-gst/caller-added")
-                try pipeline.setState(.paused)
-                waitingForCaller = true
-            } else {
-                try pipeline.setState(.playing)
-            }
-        } catch {
-            Terminal.error("yt-gst: \(command.describe(error))")
-            return .failure
-        }
-        return nil
-    }
-
-    /// The checks that are not bus messages: RTCP's end, SRT's first acknowledgement, a signal and its grace period.
-    private func doWhatIsDue() -> ExitCode? {
-        endRTCPIfStuck()
-        paceByInputWhenLive()
-        if waitsForAcknowledgement, let acknowledged = net?.structure(of: "stats")?.count("packet-ack-received") {
-            connected = acknowledged > 0
-        }
-        if stopping == nil, let signal = Interrupts.pending {
-            if waitingForCaller { return Interrupts.exitCode(for: signal) }
-            pipeline.sendEndOfStream()  // RTP then sends its BYE, so receivers end cleanly
-            stopping = (signal, .now + .seconds(2))
-        }
-        if let stopping, ContinuousClock.now >= stopping.deadline { return Interrupts.exitCode(for: stopping.signal) }
-        return nil
-    }
-
-    /// Paces a live pipe by the input, anything else by the clock; looked at twice a second.
+    /// Runs the stream on the calling thread until it ends.
     ///
-    /// The feeder stamps buffers from their sample counts, so a sink that syncs sends each one at its time on this
-    /// machine's clock: right for a file or a pipe that is always ahead of the reader (`cat FILE |`), which would
-    /// otherwise flood the receiver. A live producer (`arecord -f cd |`) is the slower side: the reader keeps waiting
-    /// for it. Its sound card's clock is not this machine's, and a sink that syncs would hold back audio that
-    /// arrives a little early, building a backlog that grows with the clocks' drift until the recorder overruns. So
-    /// while the reader waits for the producer, the network sink sends each buffer as it arrives (sync off): the
-    /// input paces the stream, and the timestamps (so RTP's) stay exact sample counts either way.
-    private func paceByInputWhenLive() {
-        guard let producerWaits, ContinuousClock.now >= pacing.nextCheck else { return }
-        let waits = producerWaits()
-        let live = waits > pacing.waits
-        let sink: Element?
-        if case .srt = plan { sink = net } else { sink = rtpSink }
-        if live != pacing.byInput { try? sink?.set("sync", fromString: live ? "false" : "true") }
-        pacing = (waits, .now + .milliseconds(500), live)
-    }
-
-    /// Whether SRT is sending and nothing has been acknowledged yet (libsrt tells no one: its stats are polled).
-    private var waitsForAcknowledgement: Bool {
-        guard case .srt = plan else { return false }
-        return !connected && !waitingForCaller
-    }
-
-    /// rtpsession sends the BYE after the last packet and then ends its RTCP output; on rare runs that end never
-    /// comes. The BYE is out by then, so end the RTCP sink a second after the last packet.
-    private func endRTCPIfStuck() {
-        guard let rtpSink, !rtcpEnded else { return }
-        if rtpFinishedAt == nil, rtpSink.padHasSeenEndOfStream("sink") { rtpFinishedAt = .now }
-        if let finished = rtpFinishedAt, ContinuousClock.now >= finished + .seconds(1) {
-            rtcpEnded = true
-            _ = try? pipeline.element(named: "rtcp").sendEndOfStream(intoPad: "sink")
+    /// - Throws: what kept it from starting or ended it: no file opened, a format the transport cannot carry, a
+    ///   destination that does not resolve, a clock that does not answer, the SDP not written, a pipeline error.
+    func run() throws(SendError) -> Ending {
+        let (chain, format) = try makeChain()
+        // A read waiting on a quiet pipe must not hold up stopping the pipeline.
+        defer { chain.stopReading() }
+        let first = chain.segment(at: .zero)
+        let plan = try makePlan(for: format, named: first?.path ?? chain.displayName)
+        let pipeline: Pipeline
+        do { pipeline = try makePipeline(plan, chain: chain, format: format) } catch {
+            throw .pipeline(error, connected: false)
         }
+        defer { _ = try? pipeline.setState(.null) }
+        let senderClock = try startClock(plan, pipeline: pipeline)
+        defer { withExtendedLifetime(senderClock) {} }
+        if let stopReason { return .stopped(stopReason) }
+        try writeSDP(plan)
+        observer(.sending(format: plan.formatName))
+        let sender = StreamSender(
+            session: self, pipeline: pipeline, chain: chain, plan: plan, total: totalDuration(first: first),
+            shown: first?.position)
+        return try sender.run()
     }
 
-    /// When to look at the RTP sink again: a second after its end of stream, else once the audio left to send has
-    /// played (udpsink sends in real time), then every 100 ms; every 100 ms too once stopping.
-    private var nextRTPCheck: ContinuousClock.Instant? {
-        guard rtpSink != nil, !rtcpEnded else { return nil }
-        if let finished = rtpFinishedAt { return finished + .seconds(1) }
-        let left =
-            stopping == nil
-            ? total.flatMap { total in pipeline.position.map { total.nanoseconds - min($0, total).nanoseconds } } : nil
-        return .now + max(.milliseconds(100), .nanoseconds(left ?? 0))
+    /// The commands sent since the last call: those taken during the setup first.
+    func takeCommands() -> [Command] {
+        defer { deferred = [] }
+        return deferred + commands.take()
     }
 
-    /// Answers one bus message; returns the exit code when it ends the run.
-    private func handle(_ message: Message) -> ExitCode? {
-        switch message {
-        case .endOfStream:
-            status.clear()
-            if case .srt = plan, let net { NetworkSRT.waitUntilDelivered(net) }
-            if let stopping { return Interrupts.exitCode(for: stopping.signal) }
-            return .success
-        case .error(let error):
-            status.clear()
-            Terminal.error("yt-gst: \(command.describe(error, connected: connected))")
-            return .failure
-        case .warning(let warning):
-            warnings.report(warning, about: command.destination, status: &status)
-        case .application(let message) where message.name == "yt-gst/caller-added" && waitingForCaller:
-            waitingForCaller = false
-            connected = true
-            do { try pipeline.setState(.playing) } catch {
-                Terminal.error("yt-gst: \(command.describe(error))")
-                return .failure
-            }
-        default:
-            break
+    /// Whether a stop was sent (kept in `stopReason`); other commands wait for the loop. For waits in the setup.
+    func stopRequested() -> Bool {
+        for command in commands.take() {
+            if case .stop(let reason) = command { stopReason = stopReason ?? reason } else { deferred.append(command) }
         }
-        return nil
+        return stopReason != nil
     }
 
-    private func drawStatus() {
-        guard status.enabled, ContinuousClock.now >= nextDraw else { return }
-        nextDraw = .now + .milliseconds(100)
-        if waitingForCaller {
-            status.draw("… waiting for a receiver to call \(command.destination)")
-        } else {
-            let position = pipeline.position ?? .zero
-            if let total {
-                status.draw("> \(min(position, total)) / \(total)  \(label)")
-            } else {
-                status.draw("> \(position)  \(label)")
-            }
-        }
+    /// Says that `segment`'s file started: the event, then its header's warnings.
+    func announce(_ segment: GaplessChain.Segment) {
+        observer(.fileChanged(path: segment.path, position: segment.position))
+        for warning in segment.warnings { observer(.fileWarning(path: segment.path, warning: warning)) }
     }
 }

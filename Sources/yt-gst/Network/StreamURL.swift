@@ -1,5 +1,6 @@
 // yt-gst — the URLs of `stream` and `receive` as users type them: rtp://, srt:// and SDP files.
 import Streaming
+import WAV
 
 extension StreamURL {
     /// Parses a URL as typed by a user.

@@ -5,38 +5,45 @@ import Streaming
 /// What a synchronised RTP sender runs on: its pipeline clock (the machine's, or an NTP or PTP one), published on
 /// the RTP port + 2 of every destination's port, and RTP timestamps that count that clock (`MediaClock`).
 final class SenderClock {
+    /// How long an NTP or PTP clock has to answer before the stream gives up.
+    static let syncLimit: Duration = .seconds(5)
+
     let clock: Clock
     let reference: ReferenceClock
     /// Kept alive for as long as the stream: receivers ask them for the time.
     private let publishers: [ClockPublisher]
+    /// The ports the clock could not be published on (in use, or not allowed): receivers there will not be in step.
+    let unpublished: [GstError]
 
-    private init(clock: Clock, reference: ReferenceClock, publishers: [ClockPublisher]) {
+    private init(clock: Clock, reference: ReferenceClock, publishers: [ClockPublisher], unpublished: [GstError]) {
         self.clock = clock
         self.reference = reference
         self.publishers = publishers
+        self.unpublished = unpublished
     }
 
     /// Starts the clock and publishes it on `MediaClock.clockPort` of each RTP port.
     ///
-    /// - Throws: the exit code, once the problem has been said: an NTP or PTP clock that does not answer.
-    static func start(_ reference: ReferenceClock, rtpPorts: [Int], quiet: Bool) throws(ExitCode) -> SenderClock {
+    /// - Parameter stop: asked between short waits for the clock's first answer; true gives up the wait.
+    /// - Returns: nil when `stop` said so before the clock answered.
+    /// - Throws: `.clockUnavailable` or `.clockSilent`: an NTP or PTP clock that cannot run or does not answer.
+    static func start(
+        _ reference: ReferenceClock, rtpPorts: [Int], stop: () -> Bool
+    ) throws(SendError) -> SenderClock? {
         guard let clock = reference.makeClock(senderAddress: nil, clockPort: 0, statisticsTo: nil) else {
-            Terminal.error("yt-gst: \(reference) is not available here (PTP needs gst-ptp-helper and ports 319-320)")
-            throw .failure
+            throw .clockUnavailable(reference)
         }
-        guard try clock.waitForSync(within: .seconds(5)) else {
-            Terminal.error("yt-gst: \(reference) did not answer within 5 s")
-            throw .failure
+        switch clock.waitForSync(within: syncLimit, stop: stop) {
+        case nil: return nil
+        case false?: throw .clockSilent(reference, limit: syncLimit)
+        case true?: break
         }
         var publishers: [ClockPublisher] = []
+        var unpublished: [GstError] = []
         for port in Set(rtpPorts.map(MediaClock.clockPort)).sorted() {
-            do {
-                publishers.append(try ClockPublisher(clock, port: port))
-            } catch {
-                if !quiet { Terminal.error("yt-gst: warning: \(error.message); receivers will not be in step") }
-            }
+            do { publishers.append(try ClockPublisher(clock, port: port)) } catch { unpublished.append(error) }
         }
-        return SenderClock(clock: clock, reference: reference, publishers: publishers)
+        return SenderClock(clock: clock, reference: reference, publishers: publishers, unpublished: unpublished)
     }
 
     /// Runs `pipeline` on the clock from a moment ago plus 50 ms (so its first packet is not late), with the RTP
@@ -46,5 +53,21 @@ final class SenderClock {
         pipeline.run(on: clock, baseTime: baseTime)
         try payloader.set(
             "timestamp-offset", fromString: String(MediaClock.rtpTimestamp(at: baseTime, rate: rate)))
+    }
+}
+
+extension Clock {
+    /// Waits up to `limit` for a network clock's first answer, asleep in the main loop (so commands and GLib
+    /// sources are served) and looking at `stop` every 50 ms at most.
+    ///
+    /// - Returns: whether the clock answered; nil when `stop` said to give up first.
+    func waitForSync(within limit: Duration, stop: () -> Bool) -> Bool? {
+        let deadline = ContinuousClock.now + limit
+        while !waitForSync(timeout: .zero) {
+            if stop() { return nil }
+            if ContinuousClock.now >= deadline { return false }
+            MainLoop.wait(for: [], until: min(.now + .milliseconds(50), deadline))
+        }
+        return true
     }
 }
