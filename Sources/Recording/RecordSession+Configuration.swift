@@ -1,4 +1,5 @@
 // yt-gst — what a recording session is given: plain values, no command and no parsed arguments.
+import GstPlayer
 import WAV
 
 extension RecordSession {
@@ -34,20 +35,6 @@ extension RecordSession {
             case pipeline(String)
         }
 
-        /// A property set on a named element after parsing (a template's values are never pasted into the launch
-        /// string, so any character arrives unchanged).
-        public struct Property: Sendable, Equatable {
-            public var element: String
-            public var name: String
-            public var value: String
-
-            public init(element: String, name: String, value: String) {
-                self.element = element
-                self.name = name
-                self.value = value
-            }
-        }
-
         /// Voice activation: only what is louder than `threshold`, with some audio before and after it.
         public struct VoiceActivation: Sendable, Equatable {
             /// The peak level, in dBFS, above which the gate opens.
@@ -66,7 +53,8 @@ extension RecordSession {
 
         public var output: Output
         public var source: Source
-        public var properties: [Property] = []
+        /// Values set on named elements after parsing (a template's values are never pasted into the launch string).
+        public var properties: [PropertySetting] = []
         public var format: SampleFormat = .s16
         /// The rate and channels a `.fragment` source is converted to (nil: the source's own).
         public var rate: Int?

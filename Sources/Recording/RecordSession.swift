@@ -76,9 +76,7 @@ public final class RecordSession {
         let launch = configuration.launch
         do {
             let pipeline = try Pipeline(launch: launch)
-            for property in configuration.properties {
-                try pipeline.element(named: property.element).set(property.name, fromString: property.value)
-            }
+            try pipeline.apply(configuration.properties)
             if case .fragment = configuration.source {
                 try pipeline.element(named: Configuration.formatFilter).set("caps", fromString: configuration.sinkCaps)
             }

@@ -225,7 +225,7 @@ struct RecordCommand {
     /// The source: a template's fragment (the session adds the conversion and the appsink) or the whole
     /// --pipeline, with the --set values as properties.
     private func resolveSource() throws(UsageError)
-        -> (RecordSession.Configuration.Source, [RecordSession.Configuration.Property])
+        -> (RecordSession.Configuration.Source, [PropertySetting])
     {
         let values = try PipelineChoice.values(from: settings)
         let resolved: ResolvedPipeline
@@ -244,10 +244,7 @@ struct RecordCommand {
             }
             resolved = try PipelineChoice.instantiate(template, values: values)
         }
-        let properties = resolved.properties.map {
-            RecordSession.Configuration.Property(element: $0.element, name: $0.property, value: $0.value)
-        }
-        return (pipeline == nil ? .fragment(resolved.launch) : .pipeline(resolved.launch), properties)
+        return (pipeline == nil ? .fragment(resolved.launch) : .pipeline(resolved.launch), resolved.properties)
     }
 
     /// The session's configuration from the options.
