@@ -1,6 +1,7 @@
 import Glibc
 // yt-gst — the tool's commands, top-level help and version.
 import GstPlayer
+import Streaming
 
 enum Tool {
     static let version = "0.1.0"

@@ -90,13 +90,14 @@ extension Clock {
         case stopped
     }
 
-    /// Waits up to `limit` for a network clock's first answer, asking `shouldStop` every 100 ms (a session's stop
-    /// command or a signal ends the wait at once).
+    /// Waits up to `limit` for a network clock's first answer, asleep in the main loop (so GLib sources are
+    /// served) and asking `shouldStop` every 50 ms at most (a session's stop command ends the wait at once).
     public func waitForSync(within limit: Duration, stoppingWhen shouldStop: () -> Bool) -> SyncWait {
         let deadline = ContinuousClock.now + limit
-        while !waitForSync(timeout: .milliseconds(100)) {
+        while !waitForSync(timeout: .zero) {
             if shouldStop() { return .stopped }
             if ContinuousClock.now >= deadline { return .timedOut }
+            MainLoop.wait(for: [], until: min(.now + .milliseconds(50), deadline))
         }
         return .answered
     }

@@ -1,23 +1,7 @@
-// yt-gst — the broadcast destinations of `stream --to`: an Icecast mount, or an HLS directory.
+// yt-gst — the broadcast destinations of `stream --to` as users type them.
 import Streaming
-import WAV
 
-/// One broadcast destination: `stream` feeds every one given from the same decoded audio.
-enum BroadcastTarget: Equatable, CustomStringConvertible {
-    case icecast(IcecastEndpoint)
-    /// HLS: MPEG-TS segments and a rolling playlist written to `directory`, for any web server to serve.
-    case hls(directory: String, playlist: String)
-
-    /// The playlist name for `hls:DIR`.
-    static let defaultPlaylist = "playlist.m3u8"
-
-    /// Whether `text` names a broadcast destination (so `stream` broadcasts instead of sending RTP or SRT).
-    static func isBroadcast(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.hasPrefix("icecast://") || lower.hasPrefix("hls:")
-            || (lower.hasPrefix("file://") && lower.hasSuffix(".m3u8"))
-    }
-
+extension BroadcastTarget {
     /// Parses `icecast://[USER:]PASSWORD@HOST[:PORT]/MOUNT`, `hls:DIR` or `file:///DIR/NAME.m3u8`.
     ///
     /// - Throws: a `UsageError` that names the problem.
@@ -43,13 +27,6 @@ enum BroadcastTarget: Equatable, CustomStringConvertible {
             self = .hls(directory: slash == path.startIndex ? "/" : String(path[..<slash]), playlist: name)
         } else {
             throw UsageError("\(text): not a broadcast destination (icecast://..., hls:DIR or file:///.../NAME.m3u8)")
-        }
-    }
-
-    var description: String {
-        switch self {
-        case .icecast(let endpoint): endpoint.description
-        case .hls(let directory, let playlist): "hls:\(directory)/\(playlist)"
         }
     }
 }

@@ -1,20 +1,7 @@
-// yt-gst — an Icecast mount to send to: icecast://[USER:]PASSWORD@HOST[:PORT]/MOUNT.
+// yt-gst — an Icecast mount as users type it in `stream --to`.
 import Streaming
-import WAV
 
-/// Where `stream` sends a broadcast: an Icecast 2 server's mount, with the source credentials.
-struct IcecastEndpoint: Equatable, CustomStringConvertible {
-    /// Icecast's default port.
-    static let defaultPort = 8000
-
-    /// The source user; Icecast 2 expects "source" unless a mount is configured otherwise.
-    var user: String
-    var password: String
-    var host: String
-    var port: Int
-    /// The mount, with its leading slash ("/radio.ogg").
-    var mount: String
-
+extension IcecastEndpoint {
     /// Parses the part after "icecast://" of `url`: `[USER:]PASSWORD@HOST[:PORT]/MOUNT`, percent-decoded.
     ///
     /// - Throws: a `UsageError` that names the part missing or wrong.
@@ -22,6 +9,7 @@ struct IcecastEndpoint: Equatable, CustomStringConvertible {
         guard let at = rest.lastIndex(of: "@") else {
             throw UsageError("\(url): no password (expected icecast://[USER:]PASSWORD@HOST[:PORT]/MOUNT)")
         }
+        let user: String, password: String, host: String, port: Int
         let credentials = rest[..<at]
         if let colon = credentials.firstIndex(of: ":") {
             user = try StreamURL.percentDecoded(credentials[..<colon], in: url)
@@ -35,16 +23,16 @@ struct IcecastEndpoint: Equatable, CustomStringConvertible {
         guard let slash = address.firstIndex(of: "/"), address.index(after: slash) < address.endIndex else {
             throw UsageError("\(url): no mount (expected icecast://PASSWORD@HOST:PORT/MOUNT, e.g. /radio.ogg)")
         }
-        mount = String(address[slash...])
+        let mount = String(address[slash...])
         if mount.contains(where: { $0 == "?" || $0 == "#" || $0 == " " }) {
             throw UsageError("\(url): \"\(mount)\" is not a mount name")
         }
         let hostPort = address[..<slash]
         if hostPort.hasPrefix("[") || hostPort.contains(":") {
-            let (host, port) = try StreamURL.hostAndPort(hostPort, in: url, maxPort: 65_535)
-            guard let host else { throw UsageError("\(url): no host") }
-            self.host = host
-            self.port = port
+            let (parsedHost, parsedPort) = try StreamURL.hostAndPort(hostPort, in: url, maxPort: 65_535)
+            guard let parsedHost else { throw UsageError("\(url): no host") }
+            host = parsedHost
+            port = parsedPort
         } else {
             guard !hostPort.isEmpty else { throw UsageError("\(url): no host") }
             if hostPort.contains(where: { $0 == " " }) {
@@ -53,13 +41,6 @@ struct IcecastEndpoint: Equatable, CustomStringConvertible {
             host = String(hostPort)
             port = IcecastEndpoint.defaultPort
         }
+        self.init(user: user, password: password, host: host, port: port, mount: mount)
     }
-
-    /// The mount's URL without the credentials, as messages show it: icecast://HOST:PORT/MOUNT.
-    var description: String { "icecast://\(hostForURL):\(port)\(mount)" }
-
-    /// The URL listeners play: http://HOST:PORT/MOUNT.
-    var listenURL: String { "http://\(hostForURL):\(port)\(mount)" }
-
-    private var hostForURL: String { host.contains(":") ? "[\(host)]" : host }
 }
