@@ -1,7 +1,8 @@
+import AppSrcFeeder
 import Glibc
-// yt-gst — the tool's commands, top-level help and version.
 import GstPlayer
 import Streaming
+// yt-gst — the tool's commands, top-level help and version.
 
 enum Tool {
     static let version = "0.1.0"
