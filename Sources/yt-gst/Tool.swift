@@ -1,8 +1,8 @@
+// yt-gst — the tool's commands, top-level help and version.
 import AppSrcFeeder
 import Glibc
 import GstPlayer
 import Streaming
-// yt-gst — the tool's commands, top-level help and version.
 
 enum Tool {
     static let version = "0.1.0"

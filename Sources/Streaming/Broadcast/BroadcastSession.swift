@@ -135,7 +135,9 @@ public final class BroadcastSession {
     /// Every Icecast server accepts connections, and every HLS directory exists, before anything is built.
     private func checkDestinations() throws(StreamingError) {
         for (_, endpoint) in plan.icecastSinks {
-            if let problem = endpoint.connectionProblem() { throw .cannotConnect(url: endpoint.description, problem: problem) }
+            if let problem = endpoint.connectionProblem() {
+                throw .cannotConnect(url: endpoint.description, problem: problem)
+            }
         }
         for (_, directory, _) in plan.hlsSinks {
             var info = stat()

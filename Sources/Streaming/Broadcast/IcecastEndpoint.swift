@@ -13,7 +13,9 @@ public struct IcecastEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// The mount, with its leading slash ("/radio.ogg").
     public var mount: String
 
-    public init(user: String = "source", password: String, host: String, port: Int = IcecastEndpoint.defaultPort, mount: String) {
+    public init(
+        user: String = "source", password: String, host: String, port: Int = IcecastEndpoint.defaultPort, mount: String
+    ) {
         self.user = user
         self.password = password
         self.host = host
