@@ -90,14 +90,15 @@ extension Clock {
         case stopped
     }
 
-    /// Waits up to `limit` for a network clock's first answer, asleep in the main loop (so GLib sources are
-    /// served) and asking `shouldStop` every 50 ms at most (a session's stop command ends the wait at once).
+    /// Waits up to `limit` for a network clock's first answer (returning the moment it comes), asking `shouldStop`
+    /// every 50 ms (a session's stop command ends the wait at once) and serving the main loop's ready GLib sources
+    /// in between.
     public func waitForSync(within limit: Duration, stoppingWhen shouldStop: () -> Bool) -> SyncWait {
         let deadline = ContinuousClock.now + limit
-        while !waitForSync(timeout: .zero) {
+        while !waitForSync(timeout: .milliseconds(50)) {
             if shouldStop() { return .stopped }
             if ContinuousClock.now >= deadline { return .timedOut }
-            MainLoop.wait(for: [], until: min(.now + .milliseconds(50), deadline))
+            MainLoop.wait(for: [], until: .now)
         }
         return .answered
     }
