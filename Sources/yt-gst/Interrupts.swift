@@ -28,7 +28,7 @@ enum Interrupts {
         if let signal = pending { handler.withLock { $0 }?(signal) }
     }
 
-    /// What a session's command wants done with a signal (e.g. `control.stop(.signal(SIGINT))`).
+    /// What a session's command wants done with a signal (e.g. `control.stop(.interrupted(SIGINT))`).
     private static let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
 
     /// Calls `handle` on the loop's thread (from `MainLoop.wait`) when SIGINT or SIGTERM arrives (at once if one

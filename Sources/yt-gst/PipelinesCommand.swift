@@ -1,4 +1,5 @@
 // yt-gst — `yt-gst pipelines`: the named templates, where each came from, and what one contains.
+import AppSrcFeeder
 
 struct PipelinesCommand {
     static let spec = CommandSpec(

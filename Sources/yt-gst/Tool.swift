@@ -1,6 +1,8 @@
-import Glibc
 // yt-gst — the tool's commands, top-level help and version.
+import AppSrcFeeder
+import Glibc
 import GstPlayer
+import Streaming
 
 enum Tool {
     static let version = "0.1.0"

@@ -5,8 +5,8 @@ import Foundation
 import GstPlayer
 import Synchronization
 import TestSupport
-import WAV
 import Testing
+import WAV
 
 /// A session running on a thread of its own, its events collected for the test to wait for.
 final class RunningSession: Sendable {

@@ -1,6 +1,7 @@
 // yt-gst — the broadcast destinations of `stream --to`, as users type them.
 import Testing
 
+@testable import Streaming
 @testable import yt_gst
 
 @Suite struct BroadcastTargetTests {

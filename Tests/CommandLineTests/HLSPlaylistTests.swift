@@ -1,7 +1,7 @@
 // yt-gst — the broadcast's rolling HLS playlist: numbering, window, discontinuities and deletion (RFC 8216).
 import Testing
 
-@testable import yt_gst
+@testable import Streaming
 
 @Suite struct HLSPlaylistTests {
     /// `count` segments of 2 s named as the sink names them, appended in order; the files to delete, in order.

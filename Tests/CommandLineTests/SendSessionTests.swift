@@ -4,11 +4,11 @@ import AppSrcFeeder
 import Foundation
 import Glibc
 import GstPlayer
-import Streaming
 import Synchronization
 import TestSupport
 import Testing
 
+@testable import Streaming
 @testable import yt_gst
 
 /// RTP packets arriving at a loopback UDP port: when each came, and its RTP timestamp.
@@ -170,9 +170,9 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
         configuration.clock = .ntp(host: "127.0.0.1", port: 9)  // discard: never answers
         let session = StreamSession(configuration) { _ in }
         let control = session.control
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { control.stop(.signal(SIGINT)) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { control.stop(.interrupted(SIGINT)) }
         let started = ContinuousClock.now
-        #expect(try session.run() == .stopped(.signal(SIGINT)))
+        #expect(try session.run() == .stopped(.interrupted(SIGINT)))
         #expect(ContinuousClock.now - started < .seconds(2))
     }
 }

@@ -6,8 +6,8 @@ import GstPlayer
 import Recording
 import Synchronization
 import TestSupport
-import WAV
 import Testing
+import WAV
 
 @Suite(.serialized) struct RecordSessionTests {
     init() { Gst.initialize() }

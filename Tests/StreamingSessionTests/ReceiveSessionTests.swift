@@ -42,7 +42,9 @@ import Testing
     }
 
     /// Runs `session` on this thread, with a limit: a stop is sent after `limit` so that no test can hang.
-    static func run(_ session: ReceiveSession, limit: Duration = .seconds(30)) throws(StreamingError)
+    static func run(
+        _ session: ReceiveSession, limit: Duration = .seconds(30)
+    ) throws(StreamingError)
         -> (ending: ReceiveSession.Ending, took: Duration)
     {
         let control = session.control

@@ -115,7 +115,9 @@ final class ReceiveLoop {
             case .setMute(let muted):
                 setOutput("mute", to: String(muted))
             case .setDelay(let milliseconds):
-                if let sync { _ = sync.setDelay(milliseconds: milliseconds) } else {
+                if let sync {
+                    _ = sync.setDelay(milliseconds: milliseconds)
+                } else {
                     session.observer(.warning(.delayNeedsSync))
                 }
             case .stop(let reason):

@@ -90,13 +90,15 @@ extension Clock {
         case stopped
     }
 
-    /// Waits up to `limit` for a network clock's first answer, asking `shouldStop` every 100 ms (a session's stop
-    /// command or a signal ends the wait at once).
+    /// Waits up to `limit` for a network clock's first answer (returning the moment it comes), asking `shouldStop`
+    /// every 50 ms (a session's stop command ends the wait at once) and serving the main loop's ready GLib sources
+    /// in between.
     public func waitForSync(within limit: Duration, stoppingWhen shouldStop: () -> Bool) -> SyncWait {
         let deadline = ContinuousClock.now + limit
-        while !waitForSync(timeout: .milliseconds(100)) {
+        while !waitForSync(timeout: .milliseconds(50)) {
             if shouldStop() { return .stopped }
             if ContinuousClock.now >= deadline { return .timedOut }
+            MainLoop.wait(for: [], until: .now)
         }
         return .answered
     }

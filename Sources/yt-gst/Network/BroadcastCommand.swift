@@ -92,7 +92,7 @@ struct BroadcastCommand {
         configuration.statusInterval = renderer.statusInterval
         let session = BroadcastSession(configuration, observer: renderer.render)
         let control = session.control
-        Interrupts.onSignal { control.stop(.signal($0)) }
+        Interrupts.onSignal { control.stop(.interrupted($0)) }
         do { return renderer.finish(.success(try session.run())) } catch { return renderer.finish(.failure(error)) }
     }
 

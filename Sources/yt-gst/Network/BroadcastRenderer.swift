@@ -46,13 +46,13 @@ final class BroadcastRenderer {
     }
 
     /// Says how the broadcast ended, and the exit code for it.
-    func finish(_ result: Result<BroadcastSession.Ending, SendError>) -> ExitCode {
+    func finish(_ result: Result<BroadcastSession.Ending, StreamingError>) -> ExitCode {
         status.clear()
         switch result {
         case .success(.finished(let someFilesFailed)): return someFilesFailed ? .failure : .success
         case .success(.stopped(let reason)): return reason.exitCode
         case .failure(let error):
-            let (line, code) = error.message { error, _ in command.describe(error) }
+            let (line, code) = error.sendMessage { error, _ in command.describe(error) }
             if let line { Terminal.error(line) }
             return code
         }

@@ -61,8 +61,7 @@ final class HTTPReceiveRenderer {
             return .failure
         case .stopped(let reason):
             status.clear()
-            guard case .interrupted(let signal) = reason else { return .interrupted }
-            return Interrupts.exitCode(for: signal)
+            return reason.exitCode
         }
     }
 

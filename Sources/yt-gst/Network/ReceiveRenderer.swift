@@ -66,8 +66,7 @@ final class ReceiveRenderer {
             return .failure
         case .stopped(let reason):
             if ending.finalised && !quiet { say("yt-gst: \(source): stopped; \(summary)\(timing)") }
-            guard case .interrupted(let signal) = reason else { return .interrupted }
-            return Interrupts.exitCode(for: signal)
+            return reason.exitCode
         case .failed:
             if ending.finalised {
                 say("yt-gst: \(ending.failure.map { $0.text(verbose: verbose) } ?? "\(source): failed") (\(summary))")

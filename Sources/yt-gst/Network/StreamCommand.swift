@@ -133,7 +133,7 @@ struct StreamCommand {
         let renderer = StreamRenderer(self)
         let session = StreamSession(configuration(statusInterval: renderer.statusInterval), observer: renderer.render)
         let control = session.control
-        Interrupts.onSignal { control.stop(.signal($0)) }
+        Interrupts.onSignal { control.stop(.interrupted($0)) }
         do { return renderer.finish(.success(try session.run())) } catch { return renderer.finish(.failure(error)) }
     }
 

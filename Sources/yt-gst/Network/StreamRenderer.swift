@@ -40,13 +40,13 @@ final class StreamRenderer {
     }
 
     /// Says how the stream ended, and the exit code for it.
-    func finish(_ result: Result<StreamSession.Ending, SendError>) -> ExitCode {
+    func finish(_ result: Result<StreamSession.Ending, StreamingError>) -> ExitCode {
         status.clear()
         switch result {
         case .success(.finished(let someFilesFailed)): return someFilesFailed ? .failure : .success
         case .success(.stopped(let reason)): return reason.exitCode
         case .failure(let error):
-            let (line, code) = error.message { error, connected in command.describe(error, connected: connected) }
+            let (line, code) = error.sendMessage { error, connected in command.describe(error, connected: connected) }
             if let line { Terminal.error(line) }
             return code
         }

@@ -1,4 +1,5 @@
 // yt-gst — a recording's events and errors as the terminal shows them: status line or JSON, markers, messages.
+import AppSrcFeeder
 import GstPlayer
 import Recording
 

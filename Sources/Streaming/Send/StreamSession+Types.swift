@@ -1,56 +1,55 @@
 // yt-gst — what a stream is given, what it reports, and what it can be told.
 import AppSrcFeeder
 import GstPlayer
-import Streaming
 import WAV
 
 extension StreamSession {
     /// Everything a stream needs, as plain values.
-    struct Configuration: Sendable {
+    public struct Configuration: Sendable {
         /// The WAV files (or "-", a FIFO, a device), sent one after another as one stream in the first's format.
-        var files: [String]
+        public var files: [String]
         /// Where to send: one or more RTP hosts or groups (one encoder, one clock), or one SRT peer.
-        var destinations: [StreamURL]
+        public var destinations: [StreamURL]
         /// The clock receivers synchronise to (RTP).
-        var clock: ReferenceClock = .sender
+        public var clock: ReferenceClock = .sender
         /// The codec on the wire; nil: linear PCM as deep as the first file (L16, or L24 for deeper files).
-        var codec: NetworkCodec?
+        public var codec: NetworkCodec?
         /// Opus bitrate in kbit/s; nil: 64.
-        var bitrate: Int?
+        public var bitrate: Int?
         /// Where to write an SDP that describes the RTP stream; nil: none.
-        var sdpPath: String?
+        public var sdpPath: String?
         /// The network interface and time-to-live for multicast; nil: the route's, 1.
-        var interface: String?
-        var ttl: Int?
+        public var interface: String?
+        public var ttl: Int?
         /// How often `Event.status` comes; nil: never.
-        var statusInterval: Duration?
+        public var statusInterval: Duration?
 
-        init(files: [String], destinations: [StreamURL]) {
+        public init(files: [String], destinations: [StreamURL]) {
             self.files = files
             self.destinations = destinations
         }
 
         /// The first destination (messages name it).
-        var destination: StreamURL { destinations[0] }
+        public var destination: StreamURL { destinations[0] }
     }
 
     /// Where the stream is, at each status tick.
-    struct Status: Sendable, Equatable {
-        enum State: Sendable, Equatable {
+    public struct Status: Sendable, Equatable {
+        public enum State: Sendable, Equatable {
             /// An SRT listener waits for a receiver to call; nothing is sent.
             case waitingForCaller
             case sending
             case paused
         }
-        var state: State
+        public var state: State
         /// Stream time sent since the start (or since the last jump to another file).
-        var position: ClockTime
+        public var position: ClockTime
         /// The duration of all the files; nil when unknown (a pipe's, or after a jump).
-        var total: ClockTime?
+        public var total: ClockTime?
     }
 
     /// What the stream reports, on the thread that runs it, to the one observer.
-    enum Event: Sendable {
+    public enum Event: Sendable {
         case status(Status)
         /// The pipeline is built and about to send this format ("L16/44100/2", "PCM", "Opus").
         case sending(format: String)
@@ -73,11 +72,11 @@ extension StreamSession {
     /// nothing until `resume` (RTP timestamps and a GDP segment then jump by the pause, so synchronised receivers
     /// stay in step). `next` and `previous` send that file from its start at once. `stop` ends the stream as at its
     /// end (RTP sends its BYE), within a grace period.
-    typealias Command = SendCommand
-    typealias Control = SendControl
+    public typealias Command = SendCommand
+    public typealias Control = SendControl
 
     /// How a stream ended.
-    enum Ending: Sendable, Equatable {
+    public enum Ending: Sendable, Equatable {
         /// The last sample left. `someFilesFailed`: files that could not be opened were left out.
         case finished(someFilesFailed: Bool)
         /// A `stop` command ended it.

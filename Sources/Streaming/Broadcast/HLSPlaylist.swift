@@ -1,5 +1,4 @@
 // yt-gst — the rolling HLS playlist of a broadcast: numbers that only grow, across every pipeline it builds.
-import Streaming
 import WAV
 
 /// An HLS media playlist (RFC 8216) that rolls on as segments are finished: the last `length` of them listed, the

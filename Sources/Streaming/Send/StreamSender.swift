@@ -1,7 +1,6 @@
 // yt-gst — a stream's control loop: the built pipeline from its start to the last sample out.
 import AppSrcFeeder
 import GstPlayer
-import Streaming
 import WAV
 
 /// The running part of a `StreamSession`: one loop that reads the bus and the commands, does what is due, and
@@ -60,7 +59,7 @@ final class StreamSender {
     private var piped: Bool { chain.settings.chunkMilliseconds != nil }
 
     /// Runs the pipeline to its end.
-    func run() throws(SendError) -> StreamSession.Ending {
+    func run() throws(StreamingError) -> StreamSession.Ending {
         try start()
         while true {
             for command in session.takeCommands() {
@@ -81,7 +80,7 @@ final class StreamSender {
     }
 
     /// Starts sending; an SRT listener only pauses until a receiver has called, so nothing is sent to no one.
-    private func start() throws(SendError) {
+    private func start() throws(StreamingError) {
         do {
             if case .srt(let endpoint, _) = plan, endpoint.mode == .listener, let net {
                 net.postApplicationMessageOnCallerAdded(named: "yt-gst/caller-added")
@@ -98,7 +97,7 @@ final class StreamSender {
     // MARK: Commands
 
     /// Runs one command; returns the ending when it ends the stream.
-    private func perform(_ command: StreamSession.Command) throws(SendError) -> StreamSession.Ending? {
+    private func perform(_ command: StreamSession.Command) throws(StreamingError) -> StreamSession.Ending? {
         if case .stop(let reason) = command { return stop(reason) }
         guard stopping == nil else { return nil }
         do {
@@ -228,7 +227,7 @@ final class StreamSender {
     // MARK: Messages
 
     /// Answers one bus message; returns the ending when it ends the stream.
-    private func handle(_ message: Message) throws(SendError) -> StreamSession.Ending? {
+    private func handle(_ message: Message) throws(StreamingError) -> StreamSession.Ending? {
         switch message {
         case .endOfStream:
             if case .srt = plan, let net { NetworkSRT.waitUntilDelivered(net) { session.stopRequested() } }

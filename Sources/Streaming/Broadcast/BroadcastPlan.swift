@@ -1,10 +1,9 @@
 // yt-gst — what a broadcast builds: one decode and pacing, then an encoder and a sink per destination.
 import GstPlayer
-import Streaming
 import WAV
 
 /// The codec of Icecast streams.
-enum BroadcastCodec: String, CaseIterable {
+public enum BroadcastCodec: String, Sendable, CaseIterable {
     /// MP3 at a constant bitrate: every browser, phone and radio player plays it, and titles reach them as ICY
     /// metadata. The default.
     case mp3
@@ -13,17 +12,17 @@ enum BroadcastCodec: String, CaseIterable {
     /// Ogg Opus: the best quality per bit; its title is the first file's, as for Vorbis.
     case opus
 
-    static let defaultCodec = BroadcastCodec.mp3
-    static let defaultBitrate = 128
+    public static let defaultCodec = BroadcastCodec.mp3
+    public static let defaultBitrate = 128
 
     /// Whether Icecast can change the mount's title mid-stream (`/admin/metadata`): for MP3 it sends ICY
     /// metadata. Icecast 2.4 refuses it for Opus; for Vorbis it starts a new chained Ogg stream with new headers
     /// (which decoders that link one pad, and the tests' own decode, failed on) and keeps the old ARTIST. So Ogg
     /// streams keep their first title.
-    var takesTitleUpdates: Bool { self == .mp3 }
+    public var takesTitleUpdates: Bool { self == .mp3 }
 
     /// "MP3", "Vorbis", "Opus".
-    var name: String {
+    public var name: String {
         switch self {
         case .mp3: "MP3"
         case .vorbis: "Vorbis"
@@ -50,34 +49,45 @@ enum BroadcastCodec: String, CaseIterable {
 /// (each a segment sink, `hls0`, ..., whose playlist the session writes: see `HLSPlaylistFile`). `clocksync` paces
 /// it in real time, before the split, so every branch (and the position, from which titles are timed) follows one
 /// clock.
-struct BroadcastPlan {
+public struct BroadcastPlan: Sendable {
     /// Every branch encodes from this: 48 kHz stereo (what Opus runs at, and what every encoder here takes).
     static let rate = 48_000
     static let channels = 2
 
-    var targets: [BroadcastTarget]
-    var codec: BroadcastCodec
+    public var targets: [BroadcastTarget]
+    public var codec: BroadcastCodec
     /// kbit/s, for every encoder.
-    var bitrate: Int
+    public var bitrate: Int
     /// HLS segment duration (s) and segments kept in the playlist.
-    var segmentSeconds: Int
-    var playlistLength: Int
+    public var segmentSeconds: Int
+    public var playlistLength: Int
+
+    public init(
+        targets: [BroadcastTarget], codec: BroadcastCodec = .defaultCodec, bitrate: Int = BroadcastCodec.defaultBitrate,
+        segmentSeconds: Int = 2, playlistLength: Int = 5
+    ) {
+        self.targets = targets
+        self.codec = codec
+        self.bitrate = bitrate
+        self.segmentSeconds = segmentSeconds
+        self.playlistLength = playlistLength
+    }
 
     /// The Icecast destinations with the name of their sink element.
-    var icecastSinks: [(name: String, endpoint: IcecastEndpoint)] {
+    public var icecastSinks: [(name: String, endpoint: IcecastEndpoint)] {
         targets.compactMap { if case .icecast(let endpoint) = $0 { endpoint } else { nil } }.enumerated().map {
             ("icecast\($0.offset)", $0.element)
         }
     }
 
     /// The HLS destinations with the name of their sink element.
-    var hlsSinks: [(name: String, directory: String, playlist: String)] {
+    public var hlsSinks: [(name: String, directory: String, playlist: String)] {
         targets.compactMap { if case .hls(let directory, let playlist) = $0 { (directory, playlist) } else { nil } }
             .enumerated().map { ("hls\($0.offset)", $0.element.0, $0.element.1) }
     }
 
     /// "MP3 128 kbit/s", "MP3 128 kbit/s + HLS AAC".
-    var formatName: String {
+    public var formatName: String {
         var parts: [String] = []
         if !icecastSinks.isEmpty { parts.append("\(codec.name) \(bitrate) kbit/s") }
         if !hlsSinks.isEmpty { parts.append("HLS AAC \(bitrate) kbit/s, \(segmentSeconds) s segments") }
@@ -114,7 +124,7 @@ struct BroadcastPlan {
     /// Whether each Icecast mount is a branch of its own that reconnects alone, the other destinations going on
     /// undisturbed (HLS segments keep coming, their numbers keep increasing). A sole destination instead waits for
     /// its server, and the broadcast resumes where it was.
-    var mountsReconnectAlone: Bool { targets.count > 1 }
+    public var mountsReconnectAlone: Bool { targets.count > 1 }
 
     /// The name of the branch of an Icecast sink (`mountsReconnectAlone`): `mount0` for `icecast0`.
     private static func branchName(of sink: String) -> String { "mount" + sink.dropFirst("icecast".count) }

@@ -1,8 +1,8 @@
 // yt-gst — JSON text without Foundation, for info --json and --status json.
 
 /// Just enough JSON writing for `info --json` (no Foundation: it costs start-up time).
-enum JSON {
-    static func string(_ text: String) -> String {
+package enum JSON {
+    package static func string(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -20,7 +20,7 @@ enum JSON {
         return out + "\""
     }
 
-    static func object(_ fields: [(String, String)]) -> String {
+    package static func object(_ fields: [(String, String)]) -> String {
         "{" + fields.map { "\(string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }
 }

@@ -1,48 +1,47 @@
 // yt-gst — what a broadcast is given, what it reports, and what it can be told.
 import AppSrcFeeder
 import GstPlayer
-import Streaming
 import WAV
 
 extension BroadcastSession {
     /// Everything a broadcast needs, as plain values.
-    struct Configuration: Sendable {
+    public struct Configuration: Sendable {
         /// The WAV files, in the order given (a directory already expanded into its files).
-        var files: [String]
+        public var files: [String]
         /// The destinations, codec, bitrate and HLS segmenting.
-        var plan: BroadcastPlan
+        public var plan: BroadcastPlan
         /// Each pass over the list in a new random order.
-        var shuffle = false
+        public var shuffle = false
         /// Passes over the list; nil: forever.
-        var passes: Int? = 1
+        public var passes: Int? = 1
         /// Seconds a lost Icecast server is retried before the broadcast gives up.
-        var retrySeconds = 300.0
+        public var retrySeconds = 300.0
         /// How often `Event.status` comes; nil: never.
-        var statusInterval: Duration?
+        public var statusInterval: Duration?
 
-        init(files: [String], plan: BroadcastPlan) {
+        public init(files: [String], plan: BroadcastPlan) {
             self.files = files
             self.plan = plan
         }
     }
 
     /// Where the broadcast is, at each status tick.
-    struct Status: Sendable {
-        enum State: Sendable {
+    public struct Status: Sendable {
+        public enum State: Sendable {
             case broadcasting
             /// Silence goes out (`Command.pause`); the place is held.
             case paused
             /// The broadcast waits for this lost server since `since` (the first lost, if several).
             case lost(IcecastEndpoint, since: ContinuousClock.Instant)
         }
-        var state: State
+        public var state: State
         /// The time in the file now playing, and its title.
-        var fileTime: ClockTime
-        var title: String
+        public var fileTime: ClockTime
+        public var title: String
     }
 
     /// What the broadcast reports, on the thread that runs it, to the one observer.
-    enum Event: Sendable {
+    public enum Event: Sendable {
         case status(Status)
         /// A new title went out (each file's, as it starts).
         case titleChanged(String)
@@ -66,11 +65,11 @@ extension BroadcastSession {
     /// Icecast mount keeps its source (a server drops a silent connection after its source-timeout, 10 s by default)
     /// and HLS goes on; `resume` goes on from the place. `next` and `previous` broadcast that file from its start;
     /// `stop` ends the broadcast at once.
-    typealias Command = SendCommand
-    typealias Control = SendControl
+    public typealias Command = SendCommand
+    public typealias Control = SendControl
 
     /// How a broadcast ended.
-    enum Ending: Sendable, Equatable {
+    public enum Ending: Sendable, Equatable {
         /// The list ran out. `someFilesFailed`: files that could not be opened were left out.
         case finished(someFilesFailed: Bool)
         case stopped(StopReason)

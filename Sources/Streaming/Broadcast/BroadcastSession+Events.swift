@@ -1,12 +1,11 @@
 // yt-gst — a broadcast's answers to its pipeline's events, and to the Icecast servers it loses.
 import AppSrcFeeder
 import GstPlayer
-import Streaming
 import WAV
 
 extension BroadcastSession {
     /// Answers one event of the player; returns the ending when it ends the broadcast.
-    func handle(_ event: Message) throws(SendError) -> Ending? {
+    func handle(_ event: Message) throws(StreamingError) -> Ending? {
         switch event {
         case .endOfStream:
             if let handoff = chain?.handoff {
@@ -37,7 +36,7 @@ extension BroadcastSession {
 
     /// An error: an Icecast sink that could not connect or lost its server is retried once audio has gone out
     /// (before that, the setup is wrong: a refusal); any other error ends the broadcast.
-    private func handle(_ error: GstError) throws(SendError) {
+    private func handle(_ error: GstError) throws(StreamingError) {
         guard let name = error.elementName, let sink = plan.icecastSinks.first(where: { $0.name == name }),
             error.resourceError == .open || error.resourceError == .write
         else { throw .pipeline(error, connected: everConnected) }
@@ -65,7 +64,7 @@ extension BroadcastSession {
     /// While a server is lost: when the next try is due, sees whether it accepts connections again and if so
     /// connects again (a new branch for that mount, or the whole broadcast at its place when it was the sole
     /// destination); gives up after the retry time.
-    func retryIfDue() throws(SendError) {
+    func retryIfDue() throws(StreamingError) {
         let limit = configuration.retrySeconds
         for (sink, var loss) in losses where ContinuousClock.now >= loss.nextTry {
             if ContinuousClock.now - loss.since >= .milliseconds(Int64(limit * 1000)) {
@@ -90,7 +89,7 @@ extension BroadcastSession {
     // MARK: Commands
 
     /// Runs one command; returns the ending when it ends the broadcast.
-    func perform(_ command: Command) throws(SendError) -> Ending? {
+    func perform(_ command: Command) throws(StreamingError) -> Ending? {
         switch command {
         case .stop(let reason):
             return .stopped(reason)
@@ -115,7 +114,7 @@ extension BroadcastSession {
 
     /// Mutes or unmutes what goes out (nothing to do while a sole destination's server is lost: the next
     /// pipeline starts muted when paused).
-    private func silence(_ muted: Bool) throws(SendError) {
+    private func silence(_ muted: Bool) throws(StreamingError) {
         guard player.pipeline != nil else { return }
         do { try player.setMuted(muted) } catch { throw .pipeline(error, connected: everConnected) }
     }
@@ -124,7 +123,7 @@ extension BroadcastSession {
     /// does not flush, to the stream time it is at: the encoders, the HLS muxer and the Icecast connections see one
     /// continuous stream (what went downstream before plays out first). `holdingPlace`: the place stays (the silent
     /// feed of a pause). With no pipeline (a sole destination's server is lost), the place is where it starts again.
-    func jump(to position: Int, fileTime: ClockTime?, holdingPlace: Bool = false) throws(SendError) {
+    func jump(to position: Int, fileTime: ClockTime?, holdingPlace: Bool = false) throws(StreamingError) {
         if !holdingPlace { place = (position, fileTime) }
         guard let chain, let source = try? player.pipeline?.element(named: "src") else { return }
         let now = max(player.position ?? .zero, furthest ?? .zero)

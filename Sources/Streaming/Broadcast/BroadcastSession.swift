@@ -3,7 +3,6 @@
 import AppSrcFeeder
 import Glibc
 import GstPlayer
-import Streaming
 import WAV
 
 /// Runs a broadcast until the list ends (or a `stop`, an error, or a server lost for longer than the retry time).
@@ -15,7 +14,7 @@ import WAV
 /// pipeline at the place where the broadcast stopped (the same file, the same time in it). Beside other
 /// destinations, only the lost mount's branch is replaced; the others go on in real time (HLS segment numbers never
 /// start again). A pause sends silence (see `Command.pause`). Events come on the thread that calls `run()`.
-final class BroadcastSession {
+public final class BroadcastSession {
     /// The pause between two tries of a lost server grows from the first to the last.
     static let firstRetryPause: Duration = .milliseconds(100)
     static let longestRetryPause: Duration = .seconds(1)
@@ -69,7 +68,7 @@ final class BroadcastSession {
     var everConnected = false
     private var nextStatus = ContinuousClock.now
 
-    init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
+    public init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
         self.configuration = configuration
         self.observer = observer
         order = PlayOrder(files: configuration.files, shuffle: configuration.shuffle, passes: configuration.passes)
@@ -89,7 +88,7 @@ final class BroadcastSession {
     }
 
     /// Sends commands to the broadcast from any thread.
-    var control: Control { Control(queue: commands) }
+    public var control: Control { Control(queue: commands) }
 
     /// The lost servers, by sink name.
     var losses: [(sink: String, loss: Loss)] {
@@ -111,7 +110,7 @@ final class BroadcastSession {
     /// on.
     /// - Throws: a destination that cannot be used, nothing to broadcast, a refusal, a lost server not back in time,
     ///   a pipeline error.
-    func run() throws(SendError) -> Ending {
+    public func run() throws(StreamingError) -> Ending {
         signal(SIGPIPE, SIG_IGN)
         defer { player.stop() }
         try checkDestinations()
@@ -134,9 +133,11 @@ final class BroadcastSession {
     }
 
     /// Every Icecast server accepts connections, and every HLS directory exists, before anything is built.
-    private func checkDestinations() throws(SendError) {
+    private func checkDestinations() throws(StreamingError) {
         for (_, endpoint) in plan.icecastSinks {
-            if let problem = endpoint.connectionProblem() { throw .cannotConnect(endpoint, problem: problem) }
+            if let problem = endpoint.connectionProblem() {
+                throw .cannotConnect(url: endpoint.description, problem: problem)
+            }
         }
         for (_, directory, _) in plan.hlsSinks {
             var info = stat()
@@ -150,7 +151,7 @@ final class BroadcastSession {
 
     /// Starts a pipeline at `place`: a new chain prepared at its file, sought to its time (silent while paused).
     /// `resuming`: the loss of a server that is back.
-    func start(resuming: Loss? = nil) throws(SendError) {
+    func start(resuming: Loss? = nil) throws(StreamingError) {
         let chain = GaplessChain(order: order, settings: GaplessChain.Settings())
         let prepared = chain.prepare(at: place.position)
         reportFiles(of: chain)
@@ -261,7 +262,7 @@ final class BroadcastSession {
 
     /// While paused, starts the silent feed's file again every second: only a last file shorter than that can
     /// end the list under the silence.
-    private func refillSilence() throws(SendError) {
+    private func refillSilence() throws(StreamingError) {
         guard paused else { return nextRefill = nil }
         guard let due = nextRefill else { return nextRefill = .now + .seconds(1) }
         guard ContinuousClock.now >= due else { return }

@@ -1,9 +1,10 @@
 // yt-gst — which Debian package holds an element that is not installed.
-import GstPlayer
 
-enum MissingPlugin {
+/// Words for an element that is not installed (`GstError.Kind.missingElement`), naming the Debian package that holds
+/// it, so that a program on these libraries can tell its user what to install.
+public enum MissingPlugin {
     /// Debian packages of the elements people use most with yt-gst.
-    static let packages: [(package: String, elements: [String])] = [
+    public static let packages: [(package: String, elements: [String])] = [
         ("gstreamer1.0-pulseaudio", ["pulsesink", "pulsesrc"]),
         ("gstreamer1.0-alsa", ["alsasink", "alsasrc"]),
         (
@@ -29,14 +30,14 @@ enum MissingPlugin {
     ]
 
     /// "no element "srtsink" (install the Debian package gstreamer1.0-plugins-bad)".
-    static func describe(_ error: GstError) -> String {
+    public static func describe(_ error: GstError) -> String {
         let parts = error.message.split(separator: "\"", omittingEmptySubsequences: false)
         guard parts.count >= 2 else { return "missing GStreamer element: \(error.message)" }
         return describe(element: String(parts[1]))
     }
 
     /// "GStreamer element "mpegtsmux" is not installed (install the Debian package gstreamer1.0-plugins-bad)".
-    static func describe(element: String) -> String {
+    public static func describe(element: String) -> String {
         guard let package = packages.first(where: { $0.elements.contains(element) })?.package else {
             return "GStreamer element \"\(element)\" is not installed (gst-inspect-1.0 \(element) tells more)"
         }

@@ -1,10 +1,9 @@
 // yt-gst — what a stream or a broadcast can be told, from any thread.
 import GstPlayer
-import Streaming
 import WAV
 
 /// A command to a `StreamSession` or a `BroadcastSession` (each says what it does with it).
-enum SendCommand: Sendable {
+public enum SendCommand: Sendable {
     /// Holds the place until `resume`.
     case pause
     case resume
@@ -16,12 +15,12 @@ enum SendCommand: Sendable {
 }
 
 /// Sends commands to a running session from any thread; each wakes its loop.
-struct SendControl: Sendable {
+public struct SendControl: Sendable {
     let queue: CommandQueue<SendCommand>
-    func send(_ command: SendCommand) { queue.send(command) }
-    func pause() { send(.pause) }
-    func resume() { send(.resume) }
-    func next() { send(.next) }
-    func previous() { send(.previous) }
-    func stop(_ reason: StopReason = .requested) { send(.stop(reason)) }
+    public func send(_ command: SendCommand) { queue.send(command) }
+    public func pause() { send(.pause) }
+    public func resume() { send(.resume) }
+    public func next() { send(.next) }
+    public func previous() { send(.previous) }
+    public func stop(_ reason: StopReason = .requested) { send(.stop(reason)) }
 }

@@ -1,6 +1,4 @@
 // yt-gst — what a broadcast asks an Icecast server beside the stream: is it there, why it refused the source,
-import Streaming
-import WAV
 // and the title that now plays.
 
 extension IcecastEndpoint {
@@ -43,14 +41,14 @@ extension IcecastEndpoint {
 }
 
 /// Why an Icecast server refused a source (`IcecastEndpoint.refusal()`); its description is the message's words.
-enum IcecastRefusal: Sendable, Equatable, CustomStringConvertible {
+public enum IcecastRefusal: Sendable, Equatable, CustomStringConvertible {
     /// The server does not accept connections: the connection's problem.
     case unreachable(String)
     /// Another source streams to the mount.
     case mountInUse(String)
     case passwordRefused
 
-    var description: String {
+    public var description: String {
         switch self {
         case .unreachable(let problem): "cannot connect to the server (\(problem))"
         case .mountInUse(let mount): "the mount \(mount) is already in use by another source"

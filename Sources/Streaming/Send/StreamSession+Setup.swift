@@ -1,7 +1,6 @@
 // yt-gst — a stream's setup: the files' chain, the plan for the first one's format, the pipeline, clock and SDP.
 import AppSrcFeeder
 import GstPlayer
-import Streaming
 import WAV
 
 extension StreamSession {
@@ -14,7 +13,7 @@ extension StreamSession {
     ///
     /// A pipe may be live, and then each buffer goes out as soon as it is read (see `paceByInputWhenLive`): with a
     /// pipe in the list, 20 ms buffers keep those bursts, and the latency, within a receiver's 50 ms jitter buffer.
-    func makeChain() throws(SendError) -> (GaplessChain, WAVFormat) {
+    func makeChain() throws(StreamingError) -> (GaplessChain, WAVFormat) {
         let piped = configuration.files.contains { DescriptorStream.isStream(path: $0) }
         let settings =
             piped
@@ -35,12 +34,12 @@ extension StreamSession {
 
     /// What to send where, for files in `format` (that of the first, `name`): the destinations resolved, and the
     /// format on the wire checked against what the transport can carry.
-    func makePlan(for format: WAVFormat, named name: String) throws(SendError) -> StreamPlan {
+    func makePlan(for format: WAVFormat, named name: String) throws(StreamingError) -> StreamPlan {
         let codec = codec(for: format)
         if codec == .opus && format.channels > 2 { throw .opusChannels(file: name, channels: format.channels) }
         var resolved: [StreamURL] = []
         for destination in configuration.destinations {
-            do { resolved.append(try destination.resolved(sending: true)) } catch { throw .unreachable(error) }
+            do { resolved.append(try destination.resolved(sending: true)) } catch { throw .address(error) }
         }
         switch resolved[0] {
         case .rtp:
@@ -108,7 +107,7 @@ extension StreamSession {
 
     /// For RTP: the clock the stream runs on, published for the receivers, with the stream's timestamps on it.
     /// nil for SRT, or when told to stop while waiting for the clock (then `stopReason` is set).
-    func startClock(_ plan: StreamPlan, pipeline: Pipeline) throws(SendError) -> SenderClock? {
+    func startClock(_ plan: StreamPlan, pipeline: Pipeline) throws(StreamingError) -> SenderClock? {
         guard case .rtp(let endpoints, let format) = plan else { return nil }
         guard
             let senderClock = try SenderClock.start(
@@ -124,7 +123,7 @@ extension StreamSession {
     }
 
     /// With an SDP path, writes the description of the RTP stream for receivers (the first destination's).
-    func writeSDP(_ plan: StreamPlan) throws(SendError) {
+    func writeSDP(_ plan: StreamPlan) throws(StreamingError) {
         guard case .rtp(let endpoints, let rtp) = plan, let endpoint = endpoints.first,
             let path = configuration.sdpPath
         else { return }

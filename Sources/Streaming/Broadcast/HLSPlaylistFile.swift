@@ -1,7 +1,6 @@
 // yt-gst — one HLS destination's playlist on disk, kept by the broadcast as its segment sink finishes segments.
 import Glibc
 import GstPlayer
-import Streaming
 import WAV
 
 /// The playlist of one HLS directory: `HLSPlaylist` fed by its `splitmuxsink`'s messages, written atomically after

@@ -2,7 +2,7 @@
 
 extension String {
     /// The string padded with spaces to at least `width` characters.
-    func padding(to width: Int) -> String {
+    package func padding(to width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }

@@ -1,6 +1,5 @@
 // yt-gst — the clock a sender runs on, published for its receivers, and its stream's timestamps on it.
 import GstPlayer
-import Streaming
 
 /// What a synchronised RTP sender runs on: its pipeline clock (the machine's, or an NTP or PTP one), published on
 /// the RTP port + 2 of every destination's port, and RTP timestamps that count that clock (`MediaClock`).
@@ -29,14 +28,14 @@ final class SenderClock {
     /// - Throws: `.clockUnavailable` or `.clockSilent`: an NTP or PTP clock that cannot run or does not answer.
     static func start(
         _ reference: ReferenceClock, rtpPorts: [Int], stop: () -> Bool
-    ) throws(SendError) -> SenderClock? {
+    ) throws(StreamingError) -> SenderClock? {
         guard let clock = reference.makeClock(senderAddress: nil, clockPort: 0, statisticsTo: nil) else {
             throw .clockUnavailable(reference)
         }
-        switch clock.waitForSync(within: syncLimit, stop: stop) {
-        case nil: return nil
-        case false?: throw .clockSilent(reference, limit: syncLimit)
-        case true?: break
+        switch clock.waitForSync(within: syncLimit, stoppingWhen: stop) {
+        case .stopped: return nil
+        case .timedOut: throw .clockSilent(reference, url: nil, limit: syncLimit)
+        case .answered: break
         }
         var publishers: [ClockPublisher] = []
         var unpublished: [GstError] = []
@@ -53,21 +52,5 @@ final class SenderClock {
         pipeline.run(on: clock, baseTime: baseTime)
         try payloader.set(
             "timestamp-offset", fromString: String(MediaClock.rtpTimestamp(at: baseTime, rate: rate)))
-    }
-}
-
-extension Clock {
-    /// Waits up to `limit` for a network clock's first answer, asleep in the main loop (so commands and GLib
-    /// sources are served) and looking at `stop` every 50 ms at most.
-    ///
-    /// - Returns: whether the clock answered; nil when `stop` said to give up first.
-    func waitForSync(within limit: Duration, stop: () -> Bool) -> Bool? {
-        let deadline = ContinuousClock.now + limit
-        while !waitForSync(timeout: .zero) {
-            if stop() { return nil }
-            if ContinuousClock.now >= deadline { return false }
-            MainLoop.wait(for: [], until: min(.now + .milliseconds(50), deadline))
-        }
-        return true
     }
 }

@@ -1,6 +1,5 @@
 // yt-gst — what `stream` builds: the transport and the format on the wire, and the launch string for them.
 import GstPlayer
-import Streaming
 import WAV
 
 /// What `stream` builds: the transport, and the format on the wire.

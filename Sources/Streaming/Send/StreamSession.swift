@@ -1,7 +1,6 @@
 // yt-gst — one stream: WAV files sent over RTP or SRT, from the first sample to the last out, with commands.
 import AppSrcFeeder
 import GstPlayer
-import Streaming
 import WAV
 
 /// Sends a list of WAV files as one stream to RTP hosts or groups, or to an SRT peer, until the audio has left (or
@@ -12,7 +11,7 @@ import WAV
 /// pause or a jump the audio is placed at the present moment, so RTP timestamps keep counting the clock and
 /// synchronised receivers stay in step (they hear a gap). Events come on the thread that calls `run()`; commands
 /// from any thread through `control`.
-final class StreamSession {
+public final class StreamSession {
     let configuration: Configuration
     let observer: (Event) -> Void
     private let commands = CommandQueue<Command>()
@@ -23,20 +22,20 @@ final class StreamSession {
     /// Whether a file could not be opened (the stream then ends with `someFilesFailed`).
     var someFilesFailed = false
 
-    init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
+    public init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
         Gst.initialize()
         self.configuration = configuration
         self.observer = observer
     }
 
     /// Sends commands to the stream from any thread.
-    var control: Control { Control(queue: commands) }
+    public var control: Control { Control(queue: commands) }
 
     /// Runs the stream on the calling thread until it ends.
     ///
     /// - Throws: what kept it from starting or ended it: no file opened, a format the transport cannot carry, a
     ///   destination that does not resolve, a clock that does not answer, the SDP not written, a pipeline error.
-    func run() throws(SendError) -> Ending {
+    public func run() throws(StreamingError) -> Ending {
         let (chain, format) = try makeChain()
         // A read waiting on a quiet pipe must not hold up stopping the pipeline.
         defer { chain.stopReading() }

@@ -1,6 +1,5 @@
 // yt-gst — the sender's end of an SRT stream: the tail delivered before the socket closes.
 import GstPlayer
-import Streaming
 import WAV
 
 extension NetworkSRT {
