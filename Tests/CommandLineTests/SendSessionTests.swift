@@ -248,7 +248,8 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
         let resumed = try #require(resumedAt).seconds - held.seconds
         let since = Double(resumedAfter.components.seconds) + Double(resumedAfter.components.attoseconds) / 1e18
         #expect(
-            resumed > 0 && resumed < since + 0.3, "\(resumed) s after the held place \(held), \(since) s after resuming")
+            resumed > 0 && resumed < since + 0.3, "\(resumed) s after the held place \(held), \(since) s after resuming"
+        )
         #expect(segmentsWhilePaused.last > segmentsWhilePaused.first, "no segments while paused")
         #expect(FileManager.default.fileExists(atPath: hls.appendingPathComponent("playlist.m3u8").path))
     }
