@@ -1,4 +1,5 @@
 // yt-gst — a WAV writer whose file is a valid WAV at every instant: the recording side of the reader in WAV/.
+import Glibc
 
 /// Writes a recording to a WAV file so that a crash, a `kill -9`, a power cut or a full disk at any moment leaves a
 /// file every reader opens, whose header states exactly the whole frames that are on disk.
@@ -221,8 +222,14 @@ public final class WAVWriter {
         try writeAll(header.bytes, at: 0)
     }
 
+    /// A short write is a full device: said in the words of any other write that met ENOSPC (whether the device
+    /// filled in the middle of a write or at its start is a matter of timing).
     private func writeAll(_ bytes: ArraySlice<UInt8>, at offset: Int64) throws(WAVWriteError) {
-        guard try write(bytes, at: offset) == bytes.count else { throw WAVWriteError(.noSpace, "the device is full") }
+        let written = try write(bytes, at: offset)
+        guard written == bytes.count else {
+            throw WAVWriteError(
+                .noSpace, "write failed at byte \(offset + Int64(written)): \(FileReader.systemMessage(ENOSPC))")
+        }
     }
 
     private func writeAll(_ bytes: [UInt8], at offset: Int64) throws(WAVWriteError) {
