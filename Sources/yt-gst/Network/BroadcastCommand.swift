@@ -2,7 +2,6 @@
 import AppSrcFeeder
 import GstPlayer
 import Streaming
-import WAV
 
 /// `stream`'s options when a `--to` is a broadcast destination (see `BroadcastTarget.isBroadcast`), checked, and
 /// the configuration they make; a `BroadcastSession` runs it, a `BroadcastRenderer` shows it.

@@ -2,7 +2,6 @@
 import AppSrcFeeder
 import GstPlayer
 import Streaming
-import WAV
 
 /// Renders a `BroadcastSession`'s events on the terminal, as `stream` always has.
 final class BroadcastRenderer {

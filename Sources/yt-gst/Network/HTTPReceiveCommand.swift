@@ -2,7 +2,6 @@
 // a web server broadcasts, through the same outputs as every `receive`.
 import GstPlayer
 import Streaming
-import WAV
 
 /// `receive`'s options for an http(s):// URL, checked, and the session's configuration they make; an
 /// `HTTPReceiveSession` runs it, an `HTTPReceiveRenderer` says what happens.

@@ -1,7 +1,6 @@
 // yt-gst — what `receive http://...` shows: the status line, the title, reconnections, the last line and exit code.
 import GstPlayer
 import Streaming
-import WAV
 
 /// Renders an `HTTPReceiveSession`'s events on the terminal, and its ending or error as a last line and an exit code.
 final class HTTPReceiveRenderer {

@@ -1,7 +1,6 @@
 // yt-gst — what an SRT element's error most likely means, in one line.
 import GstPlayer
 import Streaming
-import WAV
 
 extension NetworkSRT {
     /// One line for an SRT element's error, saying what it most likely means.

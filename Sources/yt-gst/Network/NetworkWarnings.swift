@@ -1,7 +1,6 @@
 // yt-gst — the warnings of a `stream` or `receive` pipeline, each kind said once.
 import GstPlayer
 import Streaming
-import WAV
 
 /// Says each kind of warning once (`WarningFilter`), above the status line.
 struct NetworkWarnings {

@@ -1,7 +1,6 @@
 // yt-gst — `yt-gst receive`: plays (or records) what `stream` sends, over RTP or SRT, and ends by itself.
 import GstPlayer
 import Streaming
-import WAV
 
 /// `receive`'s options, checked, and the session's configuration they make; a `ReceiveSession` runs it, a
 /// `ReceiveRenderer` says what happens.

@@ -2,7 +2,6 @@
 import Glibc
 import GstPlayer
 import Streaming
-import WAV
 
 /// Renders a `ReceiveSession`'s events on the terminal, and its ending or error as a last line and an exit code.
 final class ReceiveRenderer {

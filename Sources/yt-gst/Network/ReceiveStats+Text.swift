@@ -1,7 +1,6 @@
 // yt-gst — the receiver's counts in words: the status line's and the summary's.
 import GstPlayer
 import Streaming
-import WAV
 
 extension ReceiveStats {
     /// "1234 packets received, 2 lost, 0 late; 0:09.8 of audio", with "; 7 packets dropped (5 not RTP, 2 from

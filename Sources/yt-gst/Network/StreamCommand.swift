@@ -2,7 +2,6 @@
 import AppSrcFeeder
 import GstPlayer
 import Streaming
-import WAV
 
 /// `stream`'s options, checked, and the configuration they make; a `StreamSession` runs it, a `StreamRenderer`
 /// shows it.

@@ -2,7 +2,6 @@
 import AppSrcFeeder
 import GstPlayer
 import Streaming
-import WAV
 
 /// Renders a `StreamSession`'s events on the terminal, as `stream` always has.
 final class StreamRenderer {

@@ -1,7 +1,6 @@
 // yt-gst — a streaming session's error as one line (after "yt-gst: ").
 import GstPlayer
 import Streaming
-import WAV
 
 extension StreamingError {
     /// The line `receive` or `stream` prints for this error; `verbose` adds GStreamer's details.

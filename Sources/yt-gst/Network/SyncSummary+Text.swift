@@ -1,6 +1,5 @@
 // yt-gst — a synchronised receiver's state in words: "in sync, clock ±12 µs, output +95 ppm (40 corrections)".
 import Streaming
-import WAV
 
 /// The status line's and summary's words for a synchronised receiver.
 extension SyncSummary {
