@@ -3,7 +3,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: demo check test test-asan build release deps test-deps clean lint conformance fuzz install bench bench-playback bench-multiroom bench-record bench-broadcast
+.PHONY: demo check test test-asan build release deps test-deps clean lint conformance fuzz install bench bench-playback bench-multiroom bench-record bench-broadcast bench-control bench-rooms
 SECONDS ?= 60
 
 ## Installs what is missing, builds in release mode and plays the bundled sample through the default output.
@@ -24,6 +24,8 @@ test: test-deps
 	$(MAKE) --no-print-directory test-asan
 	scripts/fuzz.sh 60
 	scripts/bench.sh --quick --binary $(CURDIR)/.build/release/yt-gst
+	scripts/bench.sh --control --quick --binary $(CURDIR)/.build/release/yt-gst
+	scripts/bench-rooms.sh --quick --binary $(CURDIR)/.build/release/yt-gst
 
 ## The fast tests (scripts/fast-tests.txt) and the appsrc lifetime test under
 ## AddressSanitizer, built apart in .build-asan (about 5 minutes from scratch on 2 busy cores; the run about 20 s).
@@ -44,9 +46,10 @@ conformance: test-deps release
 ## The side-by-side benchmarks (about 2 hours; every run timed out and its output checked; the tables in the README):
 ## playback against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (~31 min), multi-room sync against Snapcast
 ## (~35 min), recording against wavenc, sox and arecord (~10 min), broadcasting against gst-launch shout2send
-## (~15 min). Builds release first; `make test` runs the playback one once in quick mode. Each alone:
-## make bench-playback, bench-multiroom, bench-record, bench-broadcast.
-bench: bench-playback bench-multiroom bench-record bench-broadcast
+## (~15 min), control (IPC and MPRIS) against mpv with mpv-mpris (~4 min), the rooms' control service against
+## Snapcast 0.26 (~3 min). Builds release first; `make test` runs the playback, control and rooms ones once in quick
+## mode. Each alone: make bench-playback, bench-multiroom, bench-record, bench-broadcast, bench-control, bench-rooms.
+bench: bench-playback bench-multiroom bench-record bench-broadcast bench-control bench-rooms
 
 bench-playback: test-deps release
 	scripts/bench.sh --binary $(CURDIR)/.build/release/yt-gst
@@ -59,6 +62,12 @@ bench-record: test-deps release
 
 bench-broadcast: test-deps release
 	scripts/bench.sh --broadcast --binary $(CURDIR)/.build/release/yt-gst
+
+bench-control: test-deps release
+	scripts/bench.sh --control --binary $(CURDIR)/.build/release/yt-gst
+
+bench-rooms: test-deps release
+	scripts/bench-rooms.sh --binary $(CURDIR)/.build/release/yt-gst
 
 ## Fuzzes the WAV reader for SECONDS seconds (libFuzzer, -sanitize=fuzzer,address; findings in fuzz/findings/).
 fuzz:

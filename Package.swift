@@ -11,7 +11,10 @@ import PackageDescription
 /// (Debian 12 has 2.36) the POSIX threads library is part of libc (`pthread_create` is in libc.so.6, nothing links
 /// libpthread), and the `_REENTRANT` it defines is only a synonym for POSIX 1995, below the default level.
 let gstreamer: (includes: [String], libraryPaths: [String], libraries: [String]) = {
-    let modules = ["gstreamer-1.0", "gstreamer-app-1.0", "gstreamer-audio-1.0", "gstreamer-net-1.0", "gio-2.0"]
+    let modules = [
+        "gstreamer-1.0", "gstreamer-app-1.0", "gstreamer-audio-1.0", "gstreamer-net-1.0", "gstreamer-controller-1.0",
+        "gio-2.0",
+    ]
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["pkg-config", "--cflags-only-I", "--libs-only-L", "--libs-only-l"] + modules
@@ -39,6 +42,7 @@ let package = Package(
         .library(name: "AppSrcFeeder", targets: ["AppSrcFeeder"]),
         .library(name: "Recording", targets: ["Recording"]),
         .library(name: "Streaming", targets: ["Streaming"]),
+        .library(name: "Control", targets: ["Control"]),
     ],
     targets: [
         // GStreamer's C headers; the shim wraps only the macros Swift cannot import. Its flags come from `gstreamer`.
@@ -63,12 +67,16 @@ let package = Package(
         .target(name: "Recording", dependencies: ["WAV", "GstPlayer"]),
         // RTP/SRT receive and send, HTTP/HLS receive and broadcast, SDP, endpoints and multi-room sync, as sessions.
         .target(name: "Streaming", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder"]),
+        // mpv's JSON IPC over a Unix socket (`--input-ipc-server`) and MPRIS: the server on the main loop, the protocol,
+        // and each session kind's model, properties and commands (play, record, receive, stream). Nothing below
+        // depends on it.
+        .target(name: "Control", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder", "Recording", "Streaming"]),
         // The command-line tool. Release builds link the Swift runtime and libstdc++ statically with lld (see
         // scripts/static-libstdc++), with packed relative relocations (glibc 2.36+) and the functions a run uses laid
         // out together (scripts/link-order.sh): the process then maps and relocates less, starting faster in less
         // memory (see README, Performance).
         .executableTarget(
-            name: "yt-gst", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder", "Recording", "Streaming"],
+            name: "yt-gst", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder", "Recording", "Streaming", "Control"],
             linkerSettings: [
                 // The one symbol the executable exports: pulsesink's calls to pa_stream_get_time reach
                 // Sources/yt-gst/PulseStreamClock+Export.swift first, which forwards them to Streaming's
@@ -80,7 +88,7 @@ let package = Package(
                         "-L\(Context.packageDirectory)/scripts/static-libstdc++",
                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order.txt",
                         "-Xlinker", "--no-warn-symbol-ordering",
-                    ], .when(platforms: [.linux], configuration: .release))
+                    ], .when(platforms: [.linux], configuration: .release)),
             ]),
         // The example in the README: a WAV played through the libraries with a pipeline of its own. Built by every
         // build (so `make test` compiles it, and Tests/CLITests/ExampleTests.swift runs it), never installed.
@@ -88,6 +96,9 @@ let package = Package(
         // The README's receiver: a synchronised receiver of rtp://@:PORT through the Streaming library (built by every
         // build; Tests/NetworkTests/SyncedReceiverExampleTests.swift runs it against a stream in a lab).
         .executableTarget(name: "synced-receiver", dependencies: ["Streaming"], path: "Examples/SyncedReceiver"),
+        // The README's recorder: a source into a crash-safe WAV through the Recording library, for SECONDS or until
+        // Ctrl-C (built by every build; Tests/CLITests/RecordExampleTests.swift runs it).
+        .executableTarget(name: "record-wav", dependencies: ["Recording"], path: "Examples/RecordWAV"),
         .target(name: "TestSupport", dependencies: ["GstPlayer"], path: "Tests/TestSupport"),
         .testTarget(name: "GstPlayerTests", dependencies: ["GstPlayer", "GstPlayerTesting", "TestSupport"]),
         .testTarget(
@@ -97,10 +108,15 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["AppSrcFeeder", "GstPlayer", "TestSupport"]),
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["yt-gst", "WAV", "AppSrcFeeder", "GstPlayer", "Recording", "Streaming", "TestSupport"]),
+            dependencies: [
+                "yt-gst", "WAV", "AppSrcFeeder", "GstPlayer", "Recording", "Streaming", "Control", "TestSupport",
+            ]),
         .testTarget(
-            name: "RecordingTests", dependencies: ["Recording", "WAV", "AppSrcFeeder", "GstPlayer", "TestSupport"]),
-        .testTarget(name: "StreamingSessionTests", dependencies: ["Streaming", "GstPlayer", "TestSupport"]),
+            name: "RecordingTests",
+            dependencies: ["Recording", "WAV", "AppSrcFeeder", "GstPlayer", "GstPlayerTesting", "TestSupport"]),
+        .testTarget(
+            name: "StreamingSessionTests", dependencies: ["Streaming", "GstPlayer", "GstPlayerTesting", "TestSupport"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

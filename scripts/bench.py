@@ -35,6 +35,8 @@ import tempfile
 import threading
 import time
 
+import bench_table  # scripts/bench_table.py, beside this file
+
 RATE, CHANNELS = 48_000, 2
 WAVPARSE_CHUNK_MS = 40  # wavparse pushes 1/25 s per buffer (7680 bytes at 48 kHz stereo 16-bit)
 FEED_DOWNSTREAM = "audioconvert ! audio/x-raw,format=S32LE ! {sink}"
@@ -380,7 +382,12 @@ def main():
                    help="only the recording rows: CPU against pulsesrc ! wavenc, audio lost after kill -9")
     p.add_argument("--broadcast", action="store_true",
                    help="only the broadcast rows (scripts/bench_broadcast.py): Icecast and HLS on loopback")
+    p.add_argument("--control", action="store_true",
+                   help="only the control rows (scripts/bench_control.py): IPC and MPRIS against mpv")
     a = p.parse_args()
+    if a.control:
+        import bench_control
+        return bench_control.run(a, machine)
     if a.broadcast:
         import bench_broadcast
         return bench_broadcast.main(a.binary, a.dir, a.pairs, a.quick)
@@ -549,25 +556,11 @@ def main():
             rows.append(("pipe RSS growth", f"peak RSS {long_name} − {minute_name} from a pipe", f"{growth:+.2f} MB",
                          f"{growth_ref:+.2f} MB", "-", "≤ 1 MB", "PASS" if growth <= 1.0 else "FAIL"))
 
-    header = ("figure", "measured as", "yt-gst (median)", "reference (median)", "ratio (median of rounds)", "target",
-              "result")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join(["---", "---", "---:", "---:", "---:", "---", "---"]) + "|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+    bench_table.print_table(rows, "reference")
     print()
     print(f"network latency (scripts/measure-latency.sh, RTP L16 sender → receiver, default 50 ms jitter buffer): "
           f"{a.latency or 'not measured'}")
-    print(f"load average at the end: {' '.join(open('/proc/loadavg').read().split()[:3])}")
-    if failures:
-        print(f"FAIL: {len(failures)} run(s) failed their check: " + "; ".join(failures))
-        return 2
-    failed = [r[0] for r in rows if r[6] == "FAIL"]
-    if failed:
-        print(f"FAIL: {', '.join(failed)}" + (" (quick mode: ratios are not judged)" if a.quick else ""))
-    else:
-        print("every run's output checked; every judged row PASS")
-    return 0 if a.quick or not failed else 2
+    return bench_table.verdict(rows, failures, a.quick, "every run's output checked")
 
 
 # MARK: multi-room
@@ -587,11 +580,16 @@ MULTIROOM_WARMUP_S = 10  # the "steady" figures start this long after sending (a
 MULTIROOM_SCENARIOS = {
     "normal": ([], "every receiver normal"),
     "fast": (["--fast", "2:200"], "receiver 2's clocks 200 ppm fast (faketime)"),
+    "device": (["--device-ppm", "200"], "the rooms' device 200 ppm fast (+ its own ~80-190; faketime'd server)"),
     "jitter-loss": (["--jitter", "2:5", "--loss", "2:1"], "0–5 ms jitter + 1 % loss on receiver 2's path"),
     "late-join": (["--join", "2:20"], "receiver 2 joins 20 s late"),
     "long": ([], "200 s run"),
     "delay": ([], "receiver 2 delayed 10 ms by its own option"),
+    "alsa": ([], "every receiver on alsasink (ALSA's pulse plugin, 100 ms buffer, --latency-ms 160)"),
 }
+# The alsa scenario's yt-gst receiver (the lab's PULSE_SINK picks its channel); Snapcast's is not measured there.
+YT_ALSA_RECEIVER = ("{binary} receive rtp://@{group}:{port} --iface eth0 --latency-ms 160 "
+                    "--sink 'alsasink device=pulse buffer-time=100000' -q {extra}")
 
 
 def multiroom_run(peer, scenario, a):
@@ -605,10 +603,12 @@ def multiroom_run(peer, scenario, a):
            "--seconds", str(seconds), "--max-lag-ms", "100", "--warmup-s", str(MULTIROOM_WARMUP_S)] + options
     if delay:
         lab += ["--expect-us", "10000"]
+    if scenario == "alsa" and peer != "yt-gst":
+        return {"error": "n/a (yt-gst only)"}
     if peer == "yt-gst":
         if delay and not a.yt_delay:
             return {"error": "no --yt-delay given"}
-        receiver = a.yt_receiver.replace("{binary}", a.binary)
+        receiver = (YT_ALSA_RECEIVER if scenario == "alsa" else a.yt_receiver).replace("{binary}", a.binary)
         extras = ["", a.yt_delay if delay else ""] + [""] * (a.multiroom_receivers - 2)
         lab += ["--sender", a.yt_sender.replace("{binary}", a.binary)]
     else:
@@ -650,6 +650,10 @@ def multiroom_cells(report, scenario):
     settle = report.get("settle_s")
     note = f"settled in {settle:.2f} s" if scenario == "late-join" and settle is not None else (
         "never settled within 50 µs" if scenario == "late-join" else "")
+    if scenario == "device":  # both rooms share the device: what counts is each one's latency held in real time
+        drifts = [v["drift_us_per_s"] for v in (report.get("steady_latency") or {}).values() if v]
+        note = (f"device {report['device']['measured_ppm']:+.0f} ppm; latency drift "
+                + "/".join(f"{d:+.1f}" for d in drifts) + " µs/s")
     if report["windows"] == 0:
         note = "no window where both played"
     steady = report.get("steady") or {}

@@ -20,7 +20,7 @@ sources=(Sources/AppSrcFeeder/PacketPlan.swift Sources/AppSrcFeeder/WAVFormat+Ca
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name yt_gst_fuzz)
 # The caps mapping speaks GstPlayer's Caps: GstPlayer comes from the package's release build (not instrumented; the
 # reader and the mapping are), linked with GStreamer as pkg-config gives it.
-gst_modules="gstreamer-1.0 gstreamer-app-1.0 gstreamer-audio-1.0 gstreamer-net-1.0 gio-2.0"  # as Package.swift
+gst_modules="gstreamer-1.0 gstreamer-app-1.0 gstreamer-audio-1.0 gstreamer-net-1.0 gstreamer-controller-1.0 gio-2.0"  # as Package.swift
 if [ ! -x "$out/wav-reader-fuzz" ] \
   || [ -n "$(find "${wav_sources[@]}" "${sources[@]}" Sources/GstPlayer -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
   echo "building $out/wav-reader-fuzz"

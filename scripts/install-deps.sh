@@ -19,16 +19,36 @@ if [ "${1:-build}" = test ]; then
   packages+=(time)  # /usr/bin/time: scripts/bench.py reads each run's peak RSS from it (parec, pactl: pulseaudio-utils)
   # the multi-room lab: scripts/skew.py (numpy), a receiver's clock run fast (faketime), Snapcast as the bench's peer
   packages+=(python3-numpy faketime snapserver snapclient)
+  packages+=(libasound2-plugins)  # ALSA's `pulse` device: the lab's receivers on alsasink
   packages+=(python3-soundfile alsa-utils)  # record tests read back with libsndfile; bench --record races arecord
+  packages+=(socat python3-pip)  # the IPC tests: socat as a client, pip for python-mpv-jsonipc (below)
+  packages+=(dbus playerctl)  # the MPRIS tests: dbus-run-session, dbus-send, dbus-monitor; playerctl as the desktop
+  packages+=(stress-ng)  # a CPU hog beside the lab: the multi-room tests must pass, and never hang, on a busy machine
+  packages+=(pipewire pipewire-pulse pipewire-bin wireplumber gstreamer1.0-pipewire)  # the lab on PipeWire (--server pipewire)
+  packages+=(mpv mpv-mpris)  # bench --control: mpv 0.35 and its MPRIS plugin, the peer of the IPC and MPRIS rows
+  # the control page in a real browser: headless Chromium driven by scripts/web-page-check.py (Debian's python3)
+  packages+=(chromium chromium-driver python3-selenium)
 fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "Installing: ${missing[*]}"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# PyPI packages the tests drive yt-gst with, as they drive the real thing (not packaged in Debian; Debian 12's pip
+# needs --break-system-packages to install outside a virtual environment): python-mpv-jsonipc (the IPC tests, as
+# it drives mpv) and snapcast (the interop tests: the library Home Assistant's Snapcast integration uses).
+if [ "${1:-build}" = test ]; then
+  for wanted in python_mpv_jsonipc:python-mpv-jsonipc snapcast.control:snapcast; do
+    module=${wanted%%:*} package=${wanted#*:}
+    python3 -c "import $module" 2>/dev/null && continue
+    echo "Installing: $package (pip)"
+    python3 -m pip install -q "$package" 2>/dev/null || python3 -m pip install -q --break-system-packages "$package"
+  done
+fi

@@ -3,13 +3,17 @@
 # channel of a PulseAudio null sink, recorded and analysed by scripts/skew.py. Used by the Swift test
 # (Tests/TestSupport/MultiRoomLab.swift) and by the bench (scripts/bench.py --multiroom), so both measure the same way.
 #
-# The lab (needs root, iproute2, nftables, pulseaudio, parec; faketime for --fast):
+# The lab (needs root, iproute2, nftables, pulseaudio, parec; faketime for --fast; pipewire, pipewire-pulse and
+# wireplumber for --server pipewire):
 #   - a private PulseAudio with one null sink `mix` (48 kHz, norewinds=1, one channel per receiver) and mono remap
-#     sinks `toL`, `toR` (and `toC`) onto its channels, reachable from every namespace through its unix socket;
+#     sinks `toL`, `toR` (and `toC`) onto its channels, reachable from every namespace through its unix socket; or
+#     with --server pipewire the same sinks on a private PipeWire (a null sink and mono loopbacks), its
+#     pipewire-pulse on the same socket;
 #   - namespaces `snd` (10.78.0.2) and `r1`, `r2`, ... (10.78.0.3, ...) on one bridge, with a multicast route;
-#   - parec records mix.monitor from the start; the instant of its first sample on CLOCK_MONOTONIC is bounded from
-#     the reads (sample n has been captured before the read that returns it: t0 <= t_read - n/rate, the minimum over
-#     all reads, tight to the monitor's 10 ms latency);
+#   - parec records mix.monitor from the start, sample for sample what the null sink plays; where each sample was on
+#     CLOCK_MONOTONIC is bounded from the reads (sample n has been captured before the read that returns it:
+#     t <= t_read), and the tightest read of each second (the least t_read - n/rate) pins that second's position to
+#     an instant: scripts/skew.py's `Timeline` (the device need not play 48 000 samples a second: see there);
 #   - order: the --pre commands in `snd` (a server), then the receivers (late ones later), then after --ready-s the
 #     --sender commands in `snd`; the instant the last sender command starts is "sending" for the latency.
 #
@@ -22,21 +26,33 @@
 # end) with placeholders: {group} {port} (the multicast stream), {sender} (the sender's address as the receiver
 # reaches it: a jitter proxy's for a jittered TCP receiver), {sink} (the receiver's remap sink, also in PULSE_SINK),
 # {index} (1-based), {noise} (a 48 kHz stereo 16-bit WAV of white noise, identical channels, seconds + 10 long),
-# {seconds}, {work} (the lab's scratch directory).
+# {seconds}, {work} (the lab's scratch directory). A receiver on `alsasink device=pulse` (ALSA's pulse plugin,
+# libasound2-plugins) reaches the lab's PulseAudio the same way: libpulse reads PULSE_SERVER and PULSE_SINK.
+#
+# The device: --device-ppm PPM runs the PulseAudio server under faketime as --fast does a receiver, so its null sink
+# (every receiver's output, and what parec records) plays PPM more samples a second than the sender's clock (on top
+# of the +80 to +190 ppm it runs fast by itself when pulsesink feeds it); "device" in the report: the PPM set and the
+# rate measured from the recording's timeline from sending on, against CLOCK_MONOTONIC (the sender's clock). The
+# sender and receivers are not faked (a GStreamer RTP sender under libfaketime sends in bursts).
 #
 # Faults per receiver I (1-based): --fast I:PPM (faketime -m -f "-OFF xRATE" with OFF = realtime - monotonic, so that
 # CLOCK_MONOTONIC stays where it is and runs PPM fast), --loss I:PCT (nftables drops PCT % of incoming UDP and TCP
 # packets at random), --jitter I:MAXMS (0..MAXMS ms of random delay, in order, on its path: for UDP a relay
 # namespace re-sends the multicast, the receiver drops the sender's copies and the others the relay's; for TCP a
 # proxy in the receiver's namespace; which one is --jitter-proto), --join I:SECONDS (started that long after sending).
+# A busy machine: --hog N runs `stress-ng --cpu 1` N times (normal priority) from before the receivers start.
 #
 # Prints one JSON object: the skew report (scripts/skew.py's `analyse_receivers`: receiver 1 = left, receiver 2 =
-# right, receiver 3 = center with every pair) plus "lab": the commands run, their exit statuses and log tails, and
+# right, receiver 3 = center with every pair), "first_sample_ms" (where in {noise} each receiver's sound begins, by
+# correlating its first 0.3 s with the file; 0 = nothing cut), "steady_latency_ms" (sending → sound at the start of
+# the steady stretch) and "steady_latency" (its track along the stretch: drift in µs per real second and range, see
+# skew.py's `latency_track`), "first_packet_lead_ms" (how much earlier than the stream's first sample was due its
+# first packet came), "device" plus "lab": the commands run, their exit statuses and log tails, and
 # for a late receiver I "join_to_sound_ms_I" (its start → its first sound).
 #
 # Usage: scripts/multiroom-lab.py --sender CMD [--pre CMD] --receiver CMD --receiver CMD [--seconds S]
-#            [--expect-us E] [--bound-us B] [--fast I:PPM] [--loss I:PCT] [--jitter I:MAXMS] [--join I:SECONDS]
-#            [--keep DIR] [--lags]
+#            [--expect-us E] [--bound-us B] [--device-ppm PPM] [--fast I:PPM] [--loss I:PCT] [--jitter I:MAXMS]
+#            [--join I:SECONDS] [--hog N] [--server pulseaudio|pipewire] [--keep DIR] [--lags]
 import argparse
 import json
 import os
@@ -57,6 +73,7 @@ import skew  # noqa: E402
 
 RATE = 48_000
 SINKS = ["toL", "toR", "toC"]
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's value; Python 3.11 does not name it
 POSITIONS = ["front-left", "front-right", "front-center"]
 SUBNET = "10.78.0"
 GROUP, PORT = "239.255.78.1", 5004
@@ -72,6 +89,13 @@ def tool(name):
 IP, NFT = tool("ip"), tool("nft")
 # Prefixed to every process the lab starts: it dies with the lab (see the header).
 DIES_WITH_LAB = [tool("setpriv"), "--pdeathsig", "KILL"]
+
+
+def faketime(ppm):
+    """The prefix that runs a command with its clocks `ppm` fast: libfaketime fakes CLOCK_MONOTONIC from the real
+    time, so it is set back by OFF = realtime - monotonic to stay where it is, and runs faster from there."""
+    offset = (time.clock_gettime_ns(time.CLOCK_REALTIME) - time.monotonic_ns()) / 1e9
+    return ["faketime", "-m", "-f", f"-{offset:.6f} x{1 + ppm / 1e6:.6f}"]
 
 
 def run(argv, check=True):
@@ -90,7 +114,7 @@ class Lab:
         self.prefix = f"ytn{os.getpid()}m"  # NetworkLab.removeStale() deletes them if this process dies
         self.namespaces, self.processes = [], []
         self.hosts = {}
-        self.pulse = None
+        self.servers = []  # the audio server's processes
         self.env = dict(os.environ)
         bridge = self.prefix + "br"
         self._add_namespace(bridge)
@@ -111,16 +135,11 @@ class Lab:
         run([IP, "netns", "add", name])
         self.namespaces.append(name)
 
-    def start_pulse(self, channels):
-        """A private PulseAudio whose null sink `mix` has one channel per receiver, each behind a mono remap sink."""
-        home, runtime = os.path.join(self.work, "home"), os.path.join(self.work, "run")
-        os.makedirs(home, exist_ok=True)
-        os.makedirs(runtime, mode=0o700, exist_ok=True)
-        socket_path = os.path.join(self.work, "native")
-        registry = os.environ.get("GST_REGISTRY") or os.path.expanduser(
-            f"~/.cache/gstreamer-1.0/registry.{os.uname().machine}.bin")
-        self.env.update(HOME=home, XDG_RUNTIME_DIR=runtime, XDG_CONFIG_HOME=os.path.join(home, ".config"),
-                        PULSE_SERVER=f"unix:{socket_path}", GST_REGISTRY=registry)
+    def start_pulse(self, channels, ppm=0.0):
+        """A private PulseAudio whose null sink `mix` has one channel per receiver, each behind a mono remap sink;
+        with `ppm`, under faketime (faketime forks: PulseAudio dies with it, and it with the lab)."""
+        self._private_server_env()
+        socket_path = self.env["PULSE_SERVER"].removeprefix("unix:")
         loads = [f"module-null-sink sink_name=mix rate={RATE} channels={channels} "
                  f"channel_map={','.join(POSITIONS[:channels])} norewinds=1",
                  f"module-native-protocol-unix socket={socket_path} auth-anonymous=1"]
@@ -128,13 +147,70 @@ class Lab:
                   f"master_channel_map={POSITIONS[i]} remix=no" for i in range(channels)]
         argv = ["pulseaudio", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "-n", "--use-pid-file=no",
                 f"--log-target=file:{self.work}/pulseaudio.log"] + [f"--load={m}" for m in loads]
-        self.pulse = subprocess.Popen(DIES_WITH_LAB + argv, env=self.env, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL)
+        if ppm:
+            argv = faketime(ppm) + DIES_WITH_LAB + argv
+        self.servers.append(subprocess.Popen(DIES_WITH_LAB + argv, env=self.env, stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL))
+        self._wait_for_server(SINKS[channels - 1], "pulseaudio")
+
+    def start_pipewire(self, channels):
+        """The same devices on a private PipeWire (FIELD-NOTES.md: "PipeWire 0.3.65 headless"): a null sink `mix`
+        with one channel per receiver, a mono loopback sink per channel onto it, wireplumber without its device
+        monitors (so no D-Bus), and pipewire-pulse on the lab's socket for pulsesink, pactl and parec."""
+        config = self._private_server_env()
+        socket_path = self.env["PULSE_SERVER"].removeprefix("unix:")
+        os.makedirs(os.path.join(config, "pipewire", "pipewire.conf.d"))
+        os.makedirs(os.path.join(config, "pipewire", "pipewire-pulse.conf.d"))
+        os.makedirs(os.path.join(config, "wireplumber", "main.lua.d"))
+        os.makedirs(os.path.join(config, "wireplumber", "bluetooth.lua.d"))
+        positions = ["FL", "FR", "FC"][:channels]
+        objects = [f"""{{ factory = adapter args = {{ factory.name = support.null-audio-sink node.name = mix
+            media.class = Audio/Sink audio.rate = {RATE} audio.channels = {channels}
+            audio.position = [ {' '.join(positions)} ] monitor.channel-volumes = true }} }}"""]
+        modules = [f"""{{ name = libpipewire-module-loopback args = {{ node.description = {SINKS[i]}
+            capture.props = {{ node.name = {SINKS[i]} media.class = Audio/Sink audio.channels = 1
+                audio.position = [ MONO ] }}
+            playback.props = {{ node.name = {SINKS[i]}.out audio.channels = 1 audio.position = [ {positions[i]} ]
+                target.object = mix stream.dont-remix = true node.passive = true }} }} }}"""
+                   for i in range(channels)]
+        with open(os.path.join(config, "pipewire", "pipewire.conf.d", "lab.conf"), "w") as f:
+            f.write("context.objects = [\n" + "\n".join(objects) + "\n]\n")
+            f.write("context.modules = [\n" + "\n".join(modules) + "\n]\n")
+        with open(os.path.join(config, "pipewire", "pipewire-pulse.conf.d", "lab.conf"), "w") as f:
+            f.write(f'pulse.properties = {{ server.address = [ "unix:{socket_path}" ] }}\n')
+        with open(os.path.join(config, "wireplumber", "main.lua.d", "51-lab.lua"), "w") as f:
+            f.write("alsa_monitor.enabled = false\nv4l2_monitor.enabled = false\nlibcamera_monitor.enabled = false\n"
+                    'default_access.properties["enable-flatpak-portal"] = false\n')
+        with open(os.path.join(config, "wireplumber", "bluetooth.lua.d", "51-lab.lua"), "w") as f:
+            f.write("bluez_monitor.enabled = false\n")
+        for name in ("pipewire", "wireplumber", "pipewire-pulse"):
+            log = open(os.path.join(self.work, f"{name}.log"), "w")
+            self.servers.append(subprocess.Popen(DIES_WITH_LAB + [name], env=self.env, stdout=log,
+                                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+            if name == "pipewire":
+                time.sleep(0.3)
+        self._wait_for_server(f"{SINKS[channels - 1]}", "pipewire-pulse")
+
+    def _private_server_env(self):
+        """Private HOME, runtime and config directories and the lab's socket in `env`; returns the config dir."""
+        home, runtime = os.path.join(self.work, "home"), os.path.join(self.work, "run")
+        os.makedirs(home, exist_ok=True)
+        os.makedirs(runtime, mode=0o700, exist_ok=True)
+        registry = os.environ.get("GST_REGISTRY") or os.path.expanduser(
+            f"~/.cache/gstreamer-1.0/registry.{os.uname().machine}.bin")
+        config = os.path.join(home, ".config")
+        self.env.update(HOME=home, XDG_RUNTIME_DIR=runtime, PIPEWIRE_RUNTIME_DIR=runtime, XDG_CONFIG_HOME=config,
+                        PULSE_SERVER=f"unix:{os.path.join(self.work, 'native')}", GST_REGISTRY=registry)
+        return config
+
+    def _wait_for_server(self, sink, log):
+        """Until `pactl` lists `sink` (10 s)."""
         for _ in range(100):
-            if subprocess.run(["pactl", "info"], env=self.env, capture_output=True).returncode == 0:
+            r = subprocess.run(["pactl", "list", "short", "sinks"], env=self.env, capture_output=True, text=True)
+            if r.returncode == 0 and any(line.split("\t")[1:2] == [sink] for line in r.stdout.splitlines()):
                 return
             time.sleep(0.1)
-        raise RuntimeError("PulseAudio did not start: " + open(f"{self.work}/pulseaudio.log").read()[-2000:])
+        raise RuntimeError(f"{log} did not start: " + open(f"{self.work}/{log}.log").read()[-2000:])
 
     def launch(self, host, command, label, env=None, prefix=()):
         """Starts `command` (a shell string) in `host`'s namespace in a process group of its own."""
@@ -172,19 +248,19 @@ class Lab:
     def close(self):
         for _, _, p, _ in self.processes:
             self.stop(p, grace=0.5)
-        if self.pulse:
-            self.pulse.kill()
-            self.pulse.wait()
+        for server in reversed(self.servers):
+            server.kill()
+            server.wait()
         for ns in reversed(self.namespaces):
             subprocess.run([IP, "netns", "del", ns], capture_output=True)
 
 
 class Recorder:
-    """parec of mix.monitor into a file, with the CLOCK_MONOTONIC instant of its first sample (see the header)."""
+    """parec of mix.monitor into a file, and where its samples were on CLOCK_MONOTONIC (see the header)."""
 
     def __init__(self, lab, path, channels):
         self.path, self.channels = path, channels
-        self.t0_ns = None
+        self.reads = []  # (CLOCK_MONOTONIC ns of a read, frames recorded up to it)
         self.frames = 0
         argv = ["parec", "-d", "mix.monitor", "--raw", "--format=s16le", f"--rate={RATE}", f"--channels={channels}",
                 "--latency-msec=10"]
@@ -207,8 +283,7 @@ class Recorder:
                 whole = len(pending) // frame
                 pending = pending[whole * frame :]
                 self.frames += whole
-                bound = now - (self.frames - 1) * 1_000_000_000 // RATE
-                self.t0_ns = bound if self.t0_ns is None else min(self.t0_ns, bound)
+                self.reads.append((now, self.frames))
 
     def wait_for_audio_flow(self, seconds=10):
         deadline = time.monotonic() + seconds
@@ -221,6 +296,18 @@ class Recorder:
         self.process.terminate()
         self.process.wait(5)
         self.thread.join(5)
+
+    def timeline(self):
+        """The recording's `skew.Timeline`: in each second of it, the read with the least t_read - frames / RATE
+        (the one that came soonest after its samples) pins its last sample to its instant."""
+        best = {}
+        for now, frames in self.reads:
+            slack = now - frames * 1e9 / RATE
+            second = frames // RATE
+            if second not in best or slack < best[second][0]:
+                best[second] = (slack, frames - 1, now)
+        anchors = sorted(anchor for _, *anchor in best.values())
+        return skew.Timeline([position for position, _ in anchors], [instant for _, instant in anchors])
 
 
 def white_noise_wav(path, seconds):
@@ -305,16 +392,32 @@ def proxy_tcp(listen_port, target, target_port, max_ms):
 
 
 def sniff(group, port, out):
-    """In a receiver's namespace: writes the CLOCK_MONOTONIC ns at which the first packet to GROUP:PORT arrived (the
-    receiver's own socket gets its copy too: multicast goes to every socket bound to the port)."""
+    """In a receiver's namespace: writes the CLOCK_MONOTONIC ns at which the stream's first sample was sent (the
+    receiver's own socket gets its copy too: multicast goes to every socket bound to the port). That is the second
+    packet's arrival less the RTP time between the first two: a yt-gst sender's first packet goes out ahead of its
+    time on purpose, the others at their time. Arrivals are the kernel's receive times (SO_TIMESTAMPNS, real time,
+    moved onto CLOCK_MONOTONIC), not when this script woke up to read them: on a busy machine that came up to
+    hundreds of ms later, and sending -> sound read as 17-27 ms, even negative."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.bind((group, int(port)))
     s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(group) + socket.inet_aton("0.0.0.0"))
-    s.recv(65536)
-    arrived = time.monotonic_ns()
+    packets = []
+    for _ in range(2):
+        packet, ancillary, _, _ = s.recvmsg(65536, socket.CMSG_SPACE(16))
+        # Real time minus monotonic, read right after (both advance together; the difference is what matters).
+        arrived = time.monotonic_ns()
+        realtime_offset = time.clock_gettime_ns(time.CLOCK_REALTIME) - arrived
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+                seconds, nanoseconds = struct.unpack("qq", data[:16])
+                arrived = seconds * 1_000_000_000 + nanoseconds - realtime_offset
+        packets.append((arrived, struct.unpack("!I", packet[4:8])[0]))
+    (first_arrived, first_rtp), (second_arrived, second_rtp) = packets
+    sent = second_arrived - ((second_rtp - first_rtp) % (1 << 32)) * 1_000_000_000 // RATE
     with open(out, "w") as f:
-        f.write(str(arrived))
+        f.write(f"{sent}\n{sent - first_arrived}\n")  # and how much earlier than that the first packet came
 
 
 def pairs(values, kind):
@@ -335,12 +438,16 @@ def main():
     p.add_argument("--expect-us", type=float, default=0.0)
     p.add_argument("--bound-us", type=float, default=50.0)
     p.add_argument("--max-lag-ms", type=float, default=100.0)
+    p.add_argument("--device-ppm", type=float, default=0.0, help="the audio server's clock this much fast (faketime)")
     p.add_argument("--fast", action="append", default=[], metavar="I:PPM")
     p.add_argument("--loss", action="append", default=[], metavar="I:PCT")
     p.add_argument("--jitter", action="append", default=[], metavar="I:MAXMS")
     p.add_argument("--jitter-proto", choices=["udp", "tcp"], default="udp")
     p.add_argument("--tcp-port", type=int, default=1704, help="the sender's TCP port a jitter proxy forwards")
     p.add_argument("--join", action="append", default=[], metavar="I:SECONDS")
+    p.add_argument("--hog", type=int, default=0, metavar="N", help="N CPU hogs (stress-ng --cpu 1) beside the lab, from the start")
+    p.add_argument("--server", choices=["pulseaudio", "pipewire"], default="pulseaudio",
+                   help="the audio server (PipeWire: its pipewire-pulse answers on the same socket)")
     p.add_argument("--keep", help="copy the recording and logs into this directory")
     p.add_argument("--lags", action="store_true")
     p.add_argument("--warmup-s", type=float, default=5.0,
@@ -367,7 +474,10 @@ def main():
     lab = Lab(len(a.receiver), work)
     report = {}
     try:
-        lab.start_pulse(len(a.receiver))
+        if a.server == "pipewire":
+            lab.start_pipewire(len(a.receiver))
+        else:
+            lab.start_pulse(len(a.receiver), a.device_ppm)
         sender_address = lab.hosts["snd"][1]
         noise = os.path.join(work, "noise.wav")
         if any("{noise}" in c for c in a.sender + a.pre + a.receiver):
@@ -405,6 +515,8 @@ def main():
 
         recorder = Recorder(lab, os.path.join(work, "mix.raw"), len(a.receiver))
         recorder.wait_for_audio_flow()
+        for n in range(a.hog):
+            lab.launch("snd", "stress-ng --cpu 1 --quiet", f"hog{n + 1}")
         for n, command in enumerate(a.pre):
             lab.launch("snd", fill(command), f"pre{n + 1}")
         if a.pre:
@@ -413,8 +525,7 @@ def main():
         def start_receiver(i):
             prefix = ()
             if i in fast:
-                offset = (time.clock_gettime_ns(time.CLOCK_REALTIME) - time.monotonic_ns()) / 1e9
-                prefix = ("faketime", "-m", "-f", f"-{offset:.6f} x{1 + fast[i] / 1e6:.6f}")
+                prefix = faketime(fast[i])
             return lab.launch(f"r{i}", fill(a.receiver[i - 1], i), f"receiver{i}", env={"PULSE_SINK": SINKS[i - 1]},
                               prefix=prefix)
 
@@ -441,24 +552,30 @@ def main():
             statuses[label] = {"command": command, "status": process.returncode,
                                "log_tail": open(log, errors="replace").read()[-600:]}
         data = skew.read(recorder.path, "s16le", len(a.receiver))
-        report = skew.analyse_receivers(data, RATE, a.expect_us, a.bound_us, a.max_lag_ms, recorder.t0_ns, send_ns,
+        timeline = recorder.timeline()
+        report = skew.analyse_receivers(data, RATE, a.expect_us, a.bound_us, a.max_lag_ms, timeline, send_ns,
                                         join_ns, a.lags, a.warmup_s)
+        report["device"] = {"set_ppm": a.device_ppm, "measured_ppm": timeline.ppm(since_ns=send_ns)}
         # Sending to sound in the steady state: from the first packet on the wire (RTP senders) or, without one
         # (Snapcast's TCP), from the start of sending.
         start_ns, reference = send_ns, "start of sending"
         if os.path.exists(first_packet):
-            start_ns, reference = int(open(first_packet).read()), "first packet"
+            sent_ns, lead_ns = (int(line) for line in open(first_packet).read().split())
+            start_ns, reference = sent_ns, "first packet"
+            report["first_packet_lead_ms"] = round(lead_ns / 1e6, 3)
         if os.path.exists(noise):
             source = skew.read(noise, "s16le", 2, header=44)[:, 0]
-            report["steady_latency_ms"] = skew.steady_latency(data, source, RATE, recorder.t0_ns, start_ns,
-                                                              (send_ns - recorder.t0_ns) / 1e9 + a.warmup_s)
+            track = skew.latency_track(data, source, timeline, start_ns, send_ns + a.warmup_s * 1e9)
+            report["steady_latency_ms"] = {name: held and held["ms"] for name, held in track.items()}
+            report["steady_latency"] = track
             report["steady_latency_from"] = reference
+            report["first_sample_ms"] = skew.first_samples(data, source, RATE, report["first_sound_s"])
         report["lab"] = {"seconds_recorded": round(len(data) / RATE, 3), "processes": statuses}
         # A late receiver's latency counts from its own start.
         for i, start_ns in joined.items():
             first = report["first_sound_s"].get(["left", "right", "center"][i - 1])
             report["lab"][f"join_to_sound_ms_{i}"] = (
-                None if first is None else round((recorder.t0_ns + first * 1e9 - start_ns) / 1e6, 1))
+                None if first is None else round((timeline.ns(first * RATE) - start_ns) / 1e6, 1))
         if a.keep:
             os.makedirs(a.keep, exist_ok=True)
             for name in os.listdir(work):

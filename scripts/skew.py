@@ -16,6 +16,16 @@
 # `--t0-ns` is the monotonic time of the recording's first sample, `--send-ns` the start of sending, `--join-ns` the
 # instant from which to measure how long the lag takes to settle within `--bound-us` of `--expect-us`.
 #
+# The time axis. The recording counts the device's samples, and the device (the null sink) need not play 48 000 of
+# them per second of CLOCK_MONOTONIC: it renders ~80 ppm fast when pulsesink feeds it, and the lab's --device-ppm
+# runs it faster still. So a recording position is turned into an instant by a `Timeline` (the lab pins positions
+# to instants all along the recording; `--t0-ns` alone assumes the nominal rate), never by position / rate: that
+# is the one place where device time becomes real time, for latencies, the settle time and the start of the steady
+# stretch. Lags between the channels and their drift stay in device time (both channels are on the same device;
+# at a few hundred ppm that changes a lag of 50 µs by 0.01 µs). A receiver that follows the sender's clock keeps
+# its sending → sound latency in real time whatever the device's rate: `latency_track` measures that latency along
+# the steady stretch (its drift is the device's rate against the sender's clock when the output is not aligned).
+#
 # Usage: scripts/skew.py RECORDING [--format s16le|f32le] [--expect-us E] [--bound-us B] [--t0-ns N --send-ns N]
 #                                  [--join-ns N] [--max-lag-ms M] [--lags]
 #        scripts/skew.py --self-test      (synthetic known delays; exit 1 if any error exceeds 3 µs)
@@ -35,6 +45,7 @@ GAP_MIN_SAMPLES = 12  # 0.25 ms of exact zeros: white noise never holds 12 zero 
 REFINE_STEPS = 8  # grid points per sample when refining the peak (then a parabola through the top three)
 SUB_S = 0.05  # sub-windows whose lags make a window's (see window_lag)
 SUB_SPAN = 24  # samples searched either side of the whole window's lag in each sub-window (0.5 ms)
+TRACK_SPAN = 480  # samples searched either side of the previous place in the source (10 ms; see latency_track)
 
 
 def read(path, fmt, channels=2, header=0):
@@ -46,6 +57,48 @@ def read(path, fmt, channels=2, header=0):
         data = np.fromfile(path, dtype="<f4").astype(np.float64)
     frames = len(data) // channels
     return data[: frames * channels].reshape(frames, channels)
+
+
+class Timeline:
+    """Where a recording's samples were on CLOCK_MONOTONIC: positions pinned to instants (ns), interpolated between
+    them and extended past the ends along the nearest pair's slope (see the header's time axis)."""
+
+    def __init__(self, positions, instants_ns):
+        self.positions = np.asarray(positions, dtype=np.float64)
+        self.instants = np.asarray(instants_ns, dtype=np.float64)
+        if len(self.positions) < 2 or np.any(np.diff(self.positions) <= 0):
+            raise ValueError("a timeline needs two or more increasing positions")
+
+    @classmethod
+    def nominal(cls, t0_ns, rate):
+        """Sample 0 at `t0_ns`, `rate` samples a second."""
+        return cls([0, rate], [t0_ns, t0_ns + 1e9])
+
+    @staticmethod
+    def _along(x, xs, ys):
+        y = np.interp(x, xs, ys)
+        if x < xs[0]:
+            y = ys[0] + (x - xs[0]) * (ys[1] - ys[0]) / (xs[1] - xs[0])
+        elif x > xs[-1]:
+            y = ys[-1] + (x - xs[-1]) * (ys[-1] - ys[-2]) / (xs[-1] - xs[-2])
+        return float(y)
+
+    def ns(self, position):
+        """The instant (ns) at which recording position `position` (samples, fractional) was played."""
+        return self._along(position, self.positions, self.instants)
+
+    def position(self, ns):
+        """The recording position played at instant `ns`."""
+        return self._along(ns, self.instants, self.positions)
+
+    def ppm(self, since_ns=-np.inf):
+        """How much faster than `RATE` a second the recording ran from `since_ns` on (least squares; None if too
+        short)."""
+        kept = self.instants >= since_ns
+        if kept.sum() < 3:
+            return None
+        slope = np.polyfit(self.instants[kept] / 1e9, self.positions[kept], 1)[0]
+        return round(float((slope / RATE - 1) * 1e6), 1)
 
 
 def band_limited(spectrum, n, taus):
@@ -149,15 +202,15 @@ def settle_time(times, lags, expect, bound, since):
     return max(0.0, later[0] - WINDOW_S / 2 - since)
 
 
-def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_ns=None, send_ns=None,
+def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, timeline=None, send_ns=None,
             join_ns=None, with_lags=False, warmup_s=None):
     """The skew report of a (frames, 2) recording, as a dict:
 
     windows, skipped_silent, skipped_uncorrelated; median_us (signed lag), mean_us, p99_abs_us and max_abs_us
     (of |lag - expect|), drift_us_per_s (least-squares slope of lag over time), range_us (max - min of the lag);
-    first_sound_s {left, right} (recording time) and, with t0_ns and send_ns, latency_ms {left, right} (send ->
-    first sound); longest_gap_ms and gap_count {left, right, max}; with join_ns, settle_s (join -> in bound) and the
-    statistics of the windows after that (after_settle); with warmup_s (and t0_ns, send_ns), the statistics of the
+    first_sound_s {left, right} (recording time) and, with a `Timeline` and send_ns, latency_ms {left, right} (send
+    -> first sound); longest_gap_ms and gap_count {left, right, max}; with join_ns, settle_s (join -> in bound) and
+    the statistics of the windows after that (after_settle); with warmup_s (and timeline, send_ns), those of the
     windows from that long after sending on (steady); with with_lags, lags [[t_s, lag_us, peak], ...].
     """
     size = int(round(WINDOW_S * rate))
@@ -183,29 +236,32 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_
     report.update(statistics(times, lags, expect_us))
     first = {name: first_sound(ch, block) for name, ch in (("left", left), ("right", right))}
     report["first_sound_s"] = {k: (None if v is None else v / rate) for k, v in first.items()}
-    if t0_ns is not None and send_ns is not None:
-        report["latency_ms"] = {k: (None if v is None else (t0_ns + v / rate * 1e9 - send_ns) / 1e6)
+    if timeline is not None and send_ns is not None:
+        report["latency_ms"] = {k: (None if v is None else (timeline.ns(v) - send_ns) / 1e6)
                                 for k, v in first.items()}
     gap_left, gap_right = gaps(left, rate), gaps(right, rate)
     report["longest_gap_ms"] = {"left": gap_left[0], "right": gap_right[0], "max": max(gap_left[0], gap_right[0])}
     report["gap_count"] = {"left": gap_left[1], "right": gap_right[1]}
-    if join_ns is not None and t0_ns is not None:
-        since = (join_ns - t0_ns) / 1e9
+    if join_ns is not None and timeline is not None:
+        since = timeline.position(join_ns) / rate
         settle = settle_time(times, lags, expect_us, bound_us, since)
         report["bound_us"] = bound_us
         report["settle_s"] = settle
         if settle is not None:
             after = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since + settle]
             report["after_settle"] = statistics([t for t, _ in after], [lag for _, lag in after], expect_us)
-    if warmup_s is not None and t0_ns is not None and send_ns is not None:
-        steady(report, times, lags, expect_us, (send_ns - t0_ns) / 1e9 + warmup_s)
+    if warmup_s is not None and timeline is not None and send_ns is not None:
+        steady(report, times, lags, expect_us, timeline.position(send_ns + warmup_s * 1e9) / rate)
+        since = max(0, int(report["steady"]["since_s"] * rate))
+        report["steady"]["longest_gap_ms"] = max(gaps(left[since:], rate)[0], gaps(right[since:], rate)[0])
     if with_lags:
         report["lags"] = [[round(t, 3), round(lag, 3), round(p, 3)] for t, lag, p in zip(times, lags, peaks)]
     return report
 
 
 def steady(report, times, lags, expect_us, since_s):
-    """The statistics of the windows from recording time `since_s` on (after the start-up), as report["steady"]."""
+    """The statistics of the windows from recording time `since_s` on (after the start-up), as report["steady"]
+    (its longest gap is added by the caller, which has the samples)."""
     after = [(t, lag) for t, lag in zip(times, lags) if t - WINDOW_S / 2 >= since_s]
     report["steady"] = statistics([t for t, _ in after], [lag for _, lag in after], expect_us)
     report["steady"]["windows"] = len(after)
@@ -226,29 +282,69 @@ def source_index(channel, source, at, length):
     return k, float(corr[k] / norm)
 
 
-def steady_latency(data, source, rate, t0_ns, start_ns, since_s):
-    """Sending to sound in the steady state (ms), per channel: the sample heard at recording time `since_s` + 1 s is
-    found in the source (source index k), and its sound time is compared with when it was sent (start_ns, the
-    instant source sample 0 went out, + k / rate)."""
+def first_samples(data, source, rate, first_sound_s, length_s=0.3):
+    """Where in `source` each channel's sound begins (ms into the file): its first `length_s` heard, correlated
+    with the whole source; None for a channel that never sounded or whose start does not correlate."""
     result = {}
-    at = int((since_s + 1.0) * rate)
     for index, name in enumerate(("left", "right", "center")[: data.shape[1]]):
-        k, peak = source_index(data[:, index], source, at, rate // 2)
-        if k is None or peak < 0.15:  # chance peaks over a minute of noise stay below 0.04
-            result[name] = None
-            continue
-        heard_ns = t0_ns + at / rate * 1e9
-        result[name] = round((heard_ns - (start_ns + k / rate * 1e9)) / 1e6, 3)
+        first = first_sound_s.get(name)
+        k, peak = (None, 0.0) if first is None else source_index(
+            data[:, index], source, int(round(first * rate)), int(length_s * rate))
+        result[name] = None if k is None or peak < 0.15 else round(k * 1000 / rate, 3)
     return result
 
 
-def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, t0_ns=None, send_ns=None,
+def latency_track(data, source, timeline, start_ns, since_ns, step_s=1.0, length_s=0.5, piece_s=0.1):
+    """Sending to sound along the steady stretch, per channel: every `step_s` from `since_ns` (+ 1 s) to the end of
+    the recording, the sample heard there is found in the source (the first by its `length_s` over the whole
+    source, each later one by its `piece_s` within 10 ms of where the previous was, to a fraction of a sample: a
+    short piece, as the place moves while the device's rate differs), and the instant it was heard (`timeline`) is
+    compared with when it was sent (`start_ns`, the instant source sample 0 went out, + its index / RATE).
+
+    Returns {channel: {"ms": the first latency, "drift_us_per_s": least-squares slope over real time, "range_us":
+    max - min, "points": how many}} with None for a channel whose sound does not correlate with the source."""
+    step, length, piece = int(step_s * RATE), int(length_s * RATE), int(piece_s * RATE)
+    first_at = int(timeline.position(since_ns + 1e9))
+    result = {}
+    for index, name in enumerate(("left", "right", "center")[: data.shape[1]]):
+        channel = data[:, index]
+        k, peak = source_index(channel, source, first_at, length)
+        if k is None or peak < 0.15:  # chance peaks over a minute of noise stay below 0.04
+            result[name] = None
+            continue
+        offset, times, latencies = float(k - first_at), [], []
+        for at in range(first_at, len(channel) - length, step):
+            centre = int(round(offset))
+            if at + centre - TRACK_SPAN < 0 or at + centre + piece + TRACK_SPAN > len(source):
+                break
+            lag, peak = correlate(channel, source, at, piece, centre, TRACK_SPAN)
+            if peak < 0.15:  # a dropout or a jump beyond 10 ms: find the place again in the whole source
+                k, peak = source_index(channel, source, at, length)
+                if k is None or peak < 0.15:
+                    continue
+                lag = float(k - at)
+            offset = lag
+            middle = at + piece / 2  # the lag found is the piece's mean: the place at its middle
+            heard_ns = timeline.ns(middle)
+            times.append(heard_ns / 1e9)
+            latencies.append((heard_ns - (start_ns + (middle + lag) / RATE * 1e9)) / 1e6)
+        if not latencies:
+            result[name] = None
+            continue
+        values = np.array(latencies)
+        drift = float(np.polyfit(times, values * 1000, 1)[0]) if len(values) >= 2 else 0.0
+        result[name] = {"ms": round(float(values[0]), 3), "drift_us_per_s": round(drift, 2),
+                        "range_us": round(float(values.max() - values.min()) * 1000, 1), "points": len(values)}
+    return result
+
+
+def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, timeline=None, send_ns=None,
                       join_ns=None, with_lags=False, warmup_s=None):
     """`analyse` of receiver 2 against receiver 1 (channels 0 and 1); with a third channel (receiver 3, expected
     in step with receiver 1) also "pairs": the statistics of every pair ("1-2", "1-3", "2-3", each with its
     "steady" ones), "worst_p99_abs_us" and "worst_max_abs_us" over them (and "worst_steady_..."), and receiver 3's
     latency and dropouts as "center"."""
-    report = analyse(data[:, :2], rate, expect_us, bound_us, max_lag_ms, t0_ns, send_ns, join_ns, with_lags,
+    report = analyse(data[:, :2], rate, expect_us, bound_us, max_lag_ms, timeline, send_ns, join_ns, with_lags,
                      warmup_s)
     if data.shape[1] < 3:
         return report
@@ -256,7 +352,7 @@ def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=
     keys = ("median_us", "p99_abs_us", "max_abs_us", "drift_us_per_s", "range_us", "windows")
     report["pairs"] = {"1-2": {k: report.get(k) for k in keys + ("steady",)}}
     for i, j in ((0, 2), (1, 2)):
-        pair = analyse(data[:, [i, j]], rate, expect[j] - expect[i], bound_us, max_lag_ms, t0_ns, send_ns, join_ns,
+        pair = analyse(data[:, [i, j]], rate, expect[j] - expect[i], bound_us, max_lag_ms, timeline, send_ns, join_ns,
                        warmup_s=warmup_s)
         report["pairs"][f"{i + 1}-{j + 1}"] = {k: pair.get(k) for k in keys + ("steady",)}
         if i == 0:
@@ -277,13 +373,19 @@ def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=
 def statistics(times, lags, expect_us):
     if not lags:
         return {"median_us": None, "mean_us": None, "p99_abs_us": None, "max_abs_us": None, "drift_us_per_s": None,
-                "range_us": None}
-    lag = np.array(lags)
+                "range_us": None, "core_range_us": None, "core_drift_us_per_s": None}
+    lag, t = np.array(lags), np.array(times)
     error = np.abs(lag - expect_us)
-    drift = float(np.polyfit(times, lag, 1)[0]) if len(lags) >= 2 else 0.0
+    drift = float(np.polyfit(t, lag, 1)[0]) if len(lags) >= 2 else 0.0
+    # The core: the windows between the 5th and 95th percentile of the lag, so that one transient excursion (a
+    # dropout and its recovery) shows in range_us and p99 but not in how the offset holds the rest of the time.
+    low, high = np.percentile(lag, [5, 95])
+    core = (lag >= low) & (lag <= high)
+    core_drift = float(np.polyfit(t[core], lag[core], 1)[0]) if core.sum() >= 2 else 0.0
     return {"median_us": round(float(np.median(lag)), 2), "mean_us": round(float(np.mean(lag)), 2),
             "p99_abs_us": round(float(np.percentile(error, 99)), 2), "max_abs_us": round(float(error.max()), 2),
-            "drift_us_per_s": round(drift, 3), "range_us": round(float(lag.max() - lag.min()), 2)}
+            "drift_us_per_s": round(drift, 3), "range_us": round(float(lag.max() - lag.min()), 2),
+            "core_range_us": round(float(high - low), 2), "core_drift_us_per_s": round(core_drift, 3)}
 
 
 # MARK: self-test
@@ -362,8 +464,8 @@ def self_test():
     y[: int(3.0 * RATE)] = 0
     y[int(5 * RATE) : int(5.007 * RATE)] = 0
     t0 = 1_000_000_000
-    r = analyse(np.stack([x, y], axis=1), expect_us=500, t0_ns=t0, send_ns=t0 - 100_000_000,
-                join_ns=t0 + int(2.9e9))
+    r = analyse(np.stack([x, y], axis=1), expect_us=500, timeline=Timeline.nominal(t0, RATE),
+                send_ns=t0 - 100_000_000, join_ns=t0 + int(2.9e9))
     checks = {
         "latency_left_ms (expect 400)": r["latency_ms"]["left"],
         "first_sound_right_s (expect 3.0)": r["first_sound_s"]["right"],
@@ -377,7 +479,18 @@ def self_test():
                 and checks["gap_count_left (expect 0)"] == 0
                 and r["settle_s"] is not None and 0.1 <= r["settle_s"] <= 0.6)
     results.append({"case": "bookkeeping", **checks, "ok": ok_books})
-    ok = worst <= 3.0 and ok_books and ok_dropouts
+    # The time axis: a device 200 ppm fast (48 009.6 samples a real second) on which the sound keeps 80 ms after
+    # sending in real time: its latency holds only when positions become instants along the device's timeline.
+    fast = 200e-6
+    x = noise(8 * RATE, rng)
+    y = delayed_varying(x[:6 * RATE], lambda t: (t * fast / (1 + fast) + 0.080) * RATE)[:, None]
+    held = latency_track(y, x, Timeline([0, RATE * (1 + fast)], [t0, t0 + 1e9]), t0, t0)["left"]
+    nominal = latency_track(y, x, Timeline.nominal(t0, RATE), t0, t0)["left"]
+    ok_axis = (abs(held["ms"] - 80) < 0.01 and abs(held["drift_us_per_s"]) < 1
+               and abs(nominal["drift_us_per_s"] - 200) < 5)
+    results.append({"case": "latency on a device 200 ppm fast", "held": held, "read_at_the_nominal_rate": nominal,
+                    "ok": ok_axis})
+    ok = worst <= 3.0 and ok_books and ok_dropouts and ok_axis
     print(json.dumps({"ok": ok, "worst_error_us": round(worst, 3), "cases": results}, indent=1))
     return 0 if ok else 1
 
@@ -403,8 +516,9 @@ def main():
         return self_test()
     if not a.recording:
         p.error("a recording is needed (or --self-test)")
+    timeline = None if a.t0_ns is None else Timeline.nominal(a.t0_ns, a.rate)
     report = analyse_receivers(read(a.recording, a.format, a.channels), a.rate, a.expect_us, a.bound_us, a.max_lag_ms,
-                               a.t0_ns, a.send_ns, a.join_ns, a.lags, a.warmup_s)
+                               timeline, a.send_ns, a.join_ns, a.lags, a.warmup_s)
     print(json.dumps(report))
     return 0
 

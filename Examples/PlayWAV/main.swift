@@ -18,7 +18,7 @@ func play(_ path: String, through launch: String) throws {
     let player = Player(launch: launch)  // released on return: its pipeline, threads and devices go with it
     try player.play(feeder)
     while true {
-        switch player.nextEvent(timeout: .seconds(1)) {
+        switch player.nextEvent(timeout: .seconds(1))?.view {
         case .endOfStream?: return
         case .error(let error)?: throw error  // a GstError: message, domain, code, element
         default: continue  // state changes, tags, or a second without news

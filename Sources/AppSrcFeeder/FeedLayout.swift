@@ -1,9 +1,10 @@
 // yt-gst — how a WAV's samples are pushed: as stored, or widened.
+import GstPlayer
 
 /// How the feeder turns a data chunk's bytes into the bytes it pushes.
 public enum FeedLayout: Sendable, Equatable {
-    /// Pushed as stored, in this GStreamer raw format ("S16LE", "U8", "F32BE", ...).
-    case asStored(String)
+    /// Pushed as stored, in this raw format.
+    case asStored(AudioFormat)
     /// Packed integers of 5 to 7 bytes, for which GStreamer has no raw format: widened to F64LE on the way, exactly
     /// (a double holds 53 bits).
     case widenedToFloat64(bytesPerSample: Int)

@@ -21,14 +21,15 @@ import WAV
 /// `takeFailures()` and skipped. The listener's skips and seeks go through `jump(to:fileTime:seeking:)`.
 public final class GaplessChain: Feeder, Sendable {
     /// The files and the order they play in; the positions of `Segment`, `Ending` and `jump` are positions in it.
-    public let order: PlayOrder
+    /// `follow(_:repeatEachFile:)` replaces it for the files not yet opened.
+    public var order: PlayOrder { state.withLock { $0.order } }
     /// How each file is fed: the same chunking, queue, window and repeat for the whole list.
     public let settings: Settings
     /// Opens one file into a feeder: `WAVFeeder(path:...)`; tests slow it down or watch which thread calls it.
     private let openFeeder: @Sendable (_ path: String, _ settings: Settings, _ window: FeedWindow) throws -> WAVFeeder
     /// Runs the opening of the next file off the streaming thread: a global queue; tests run it by hand.
     private let openAhead: @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// How every file is fed.
     public struct Settings: Sendable {
@@ -40,7 +41,7 @@ public final class GaplessChain: Feeder, Sendable {
         public var start: ClockTime?
         /// Where feeding stops in each file; nil = the file's end.
         public var end: ClockTime?
-        /// After a file ends, it plays again (until a jump moves on), instead of the next.
+        /// After a file ends, it plays again (until a jump moves on), instead of the next; `follow` changes it.
         public var repeatEachFile: Bool
 
         /// Settings for the chain; the defaults are the feeder's own (default chunking and queue, whole files, no repeat).
@@ -75,6 +76,8 @@ public final class GaplessChain: Feeder, Sendable {
         /// Whether `duration` is the file's length; false for a pipe whose header does not say (`duration` is then
         /// only a bound).
         public var lengthIsKnown: Bool = true
+        /// The file plays again after itself (each file repeats): a new start of the same position.
+        public var isRepeat: Bool = false
     }
 
     /// Why the chain has nothing more to feed.
@@ -121,10 +124,14 @@ public final class GaplessChain: Feeder, Sendable {
     }
 
     private struct State {
+        var order: PlayOrder
+        var repeatEachFile: Bool
         var current: WAVFeeder?
         /// Bumped each time `current` is replaced, so a worker's result for an older file is dropped.
         var generation = 0
         var upcoming: Upcoming = .none(.endOfList)
+        /// Bumped each time the next file is asked for, so a worker's result opened for an older order is dropped.
+        var opening = 0
         /// The appsrc that ran dry waiting for `upcoming` (a reference of its own: the callback's is borrowed); the
         /// worker feeds it when the file is ready. Held only while waiting, and dropped when reading stops (the
         /// appsrc holds the chain, so keeping it longer would keep both alive).
@@ -160,7 +167,7 @@ public final class GaplessChain: Feeder, Sendable {
         },
         openFeeder: @escaping @Sendable (String, Settings, FeedWindow) throws -> WAVFeeder
     ) {
-        self.order = order
+        self.state = Mutex(State(order: order, repeatEachFile: settings.repeatEachFile))
         self.settings = settings
         self.openAhead = openAhead
         self.openFeeder = openFeeder
@@ -250,6 +257,13 @@ public final class GaplessChain: Feeder, Sendable {
         return nil
     }
 
+    /// The application message the chain posts from the appsrc when it begins feeding a file after the first (or
+    /// after a jump): the session's loop wakes to see when that file will reach the sink (`lastSegment`).
+    public static let fileBeganMessage = "yt-gst/file-began"
+
+    /// The file fed last: the one playing, or the one that follows it.
+    public var lastSegment: Segment? { state.withLock { $0.segments.last } }
+
     /// The segment playing at stream time `time` (the last one that started at or before it).
     public func segment(at time: ClockTime) -> Segment? {
         state.withLock { state in
@@ -274,7 +288,7 @@ public final class GaplessChain: Feeder, Sendable {
     /// Configures the appsrc for the first file and installs the chain's callbacks.
     public func attach(to appSource: any AppSourceProtocol) throws(GstError) {
         guard let feeder = state.withLock({ $0.current }) else {
-            throw GstError(kind: .stateChange, message: "nothing to play")
+            throw GstError(kind: .nothingToPlay, message: "nothing to play")
         }
         try feeder.configure(appSource, announcingDuration: false)
         state.withLock { $0.chunkBytes = feeder.chunkBytes }
@@ -392,7 +406,10 @@ public final class GaplessChain: Feeder, Sendable {
             state.chunkBytes = max(state.chunkBytes, feeder.chunkBytes)
             return (.switched, Self.install(opened, in: &state))
         }
-        if outcome.0 == .switched { openNext(after: opened, generation: outcome.generation) }
+        if outcome.0 == .switched {
+            openNext(after: opened, generation: outcome.generation)
+            appSource.postApplicationMessage(named: Self.fileBeganMessage)
+        }
         return outcome.0
     }
 
@@ -423,20 +440,60 @@ public final class GaplessChain: Feeder, Sendable {
         return state.generation
     }
 
+    /// Plays the order `change` makes from the position of the file fed last (the one playing, or the one just
+    /// after it; 0 before any), and repeats each file or not, from the file after that one: the file opened ahead
+    /// for the old order is dropped and the next one opened anew, so the change takes effect at the next file
+    /// without a gap. `change` runs under the chain's lock, so a file the streaming thread starts meanwhile cannot
+    /// come between the position it is given and the order followed. Once the stream has ended it changes nothing
+    /// there (a later chain plays the session's order).
+    ///
+    /// - Returns: the order made.
+    @discardableResult
+    public func follow(repeatEachFile: Bool, _ change: (_ lastFed: Int) -> PlayOrder) -> PlayOrder {
+        let (order, last) = state.withLock { state -> (PlayOrder, (Segment, ClockTime, Int)?) in
+            let order = change(state.segments.last?.position ?? 0)
+            state.order = order
+            state.repeatEachFile = repeatEachFile
+            state.opening += 1  // a result on its way for the old order is dropped from now on
+            guard state.ending == nil, let current = state.current, let segment = state.segments.last else {
+                return (order, nil)
+            }
+            state.upcoming = .opening(generation: state.generation)
+            return (order, (segment, current.endTime, state.generation))
+        }
+        if let (segment, endTime, generation) = last {
+            openNext(after: segment.position, streamStart: endTime, generation: generation)
+        }
+        return order
+    }
+
     /// Starts opening the file after `opened` (the same one when each file repeats) on a worker thread.
     private func openNext(after opened: Opened, generation: Int) {
-        let position = settings.repeatEachFile ? opened.segment.position : opened.segment.position + 1
-        let streamStart = opened.feeder.endTime
+        openNext(after: opened.segment.position, streamStart: opened.feeder.endTime, generation: generation)
+    }
+
+    private func openNext(after position: Int, streamStart: ClockTime, generation: Int) {
+        let (next, request) = state.withLock { state in
+            state.opening += 1
+            return (state.repeatEachFile ? position : position + 1, state.opening)
+        }
         openAhead {
-            let found = self.findPlayable(from: position, streamStart: streamStart, fileTime: nil)
-            self.offer(found, generation: generation)
+            var found = self.findPlayable(from: next, streamStart: streamStart, fileTime: nil)
+            if case .found(var opened) = found, opened.segment.position == position {
+                opened.segment.isRepeat = true
+                opened.segment.warnings = []  // said when it started the first time
+                found = .found(opened)
+            }
+            self.offer(found, generation: generation, request: request)
         }
     }
 
-    /// The worker's result: kept for the file it was opened after, and fed at once if the stream ran dry waiting.
-    private func offer(_ found: Found, generation: Int) {
+    /// The worker's result: kept for the file it was opened after (and the order it was opened for), and fed at
+    /// once if the stream ran dry waiting.
+    private func offer(_ found: Found, generation: Int, request: Int) {
         let starved = state.withLock { state -> (any AppSourceProtocol)? in
-            guard state.generation == generation else { return nil }  // the listener moved on meanwhile
+            // The listener moved on meanwhile, or changed the order.
+            guard state.generation == generation, state.opening == request else { return nil }
             switch found {
             case .found(let opened): state.upcoming = .ready(opened)
             case .none(let ending, _): state.upcoming = .none(ending)
@@ -461,6 +518,7 @@ public final class GaplessChain: Feeder, Sendable {
     private func findPlayable(from position: Int, streamStart: ClockTime?, fileTime: ClockTime?) -> Found {
         var position = position
         var firstEmpty: WAVFeeder?
+        let (order, repeatEachFile) = state.withLock { ($0.order, $0.repeatEachFile) }
         for _ in 0..<max(order.count, 1) {
             guard let path = order.path(at: position) else { break }
             let window = FeedWindow(start: fileTime ?? settings.start, end: settings.end, streamStart: streamStart)
@@ -487,7 +545,7 @@ public final class GaplessChain: Feeder, Sendable {
         guard let firstEmpty else { return .none(.endOfList) }
         let playedBefore = state.withLock { $0.current != nil }
         let wholePass = order.path(at: position) != nil
-        if wholePass || (settings.repeatEachFile && !playedBefore) { return .none(.nothingToPlay) }
+        if wholePass || (repeatEachFile && !playedBefore) { return .none(.nothingToPlay) }
         return .none(.endOfList, onlyEmpty: playedBefore ? nil : firstEmpty)
     }
 }

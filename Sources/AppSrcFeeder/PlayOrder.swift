@@ -10,13 +10,33 @@ public final class PlayOrder: Sendable {
     public let shuffle: Bool
     /// Passes over the whole list: nil = forever.
     public let passes: Int?
-    private let order: Mutex<[Int]> = Mutex([])
+    private let order: Mutex<[Int]>
 
     /// An order over `files` for `passes` passes (nil = forever), each shuffled anew when `shuffle` is set.
-    public init(files: [String], shuffle: Bool = false, passes: Int? = 1) {
+    public convenience init(files: [String], shuffle: Bool = false, passes: Int? = 1) {
+        self.init(files: files, shuffle: shuffle, passes: passes, played: [])
+    }
+
+    private init(files: [String], shuffle: Bool, passes: Int?, played: [Int]) {
         self.files = files
         self.shuffle = shuffle
         self.passes = passes
+        self.order = Mutex(played)
+    }
+
+    /// This order up to `position` as it was, and from there `shuffle` and `passes` anew (a listener's change while
+    /// it plays): the rest of that position's pass plays the files not yet played in it (shuffled or as given), and
+    /// `passes` counts from that pass on (1: it is the last).
+    public func changed(shuffle: Bool, passes: Int?, after position: Int) -> PlayOrder {
+        guard !files.isEmpty, position >= 0 else { return PlayOrder(files: files, shuffle: shuffle, passes: passes) }
+        _ = entry(at: position)
+        let pass = position / files.count
+        let played = order.withLock { Array($0[...position]) }
+        let playedInPass = Set(played[(pass * files.count)...])
+        let rest = files.indices.filter { !playedInPass.contains($0) }
+        return PlayOrder(
+            files: files, shuffle: shuffle, passes: passes.map { pass + $0 },
+            played: played + (shuffle ? rest.shuffled() : rest))
     }
 
     /// The file index at play position `position`, or nil past the end.

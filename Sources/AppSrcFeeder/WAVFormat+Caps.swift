@@ -8,26 +8,26 @@ extension WAVFormat {
     /// The container size decides it: a 12-bit sample in 16 bits is S16 (WAV stores it left-justified, so its value
     /// as a 16-bit integer is right), 24 valid bits in 32 is S32.
     public var feedLayout: FeedLayout? {
-        let endian = byteOrder == .little ? "LE" : "BE"
+        let big = byteOrder == .big
         switch (encoding, bytesPerSample) {
-        case (.pcm, 1): return .asStored("U8")
-        case (.pcm, 2): return .asStored("S16" + endian)
-        case (.pcm, 3): return .asStored("S24" + endian)
+        case (.pcm, 1): return .asStored(.u8)
+        case (.pcm, 2): return .asStored(big ? .s16BE : .s16LE)
+        case (.pcm, 3): return .asStored(big ? .s24BE : .s24LE)
         // Plain PCM that declares 24 bits in 4-byte slots holds them in the low bytes; extensible files left-justify.
-        case (.pcm, 4) where formatTag == 1 && validBits == 24: return .asStored("S24_32" + endian)
-        case (.pcm, 4): return .asStored("S32" + endian)
+        case (.pcm, 4) where formatTag == 1 && validBits == 24: return .asStored(big ? .s24_32BE : .s24_32LE)
+        case (.pcm, 4): return .asStored(big ? .s32BE : .s32LE)
         case (.pcm, 5...7) where validBits <= 53: return .widenedToFloat64(bytesPerSample: bytesPerSample)
-        case (.float, 4): return .asStored("F32" + endian)
-        case (.float, 8): return .asStored("F64" + endian)
+        case (.float, 4): return .asStored(big ? .f32BE : .f32LE)
+        case (.float, 8): return .asStored(big ? .f64BE : .f64LE)
         default: return nil
         }
     }
 
-    /// The GStreamer raw sample format pushed for this format, or nil when there is none.
-    public var rawSampleFormat: String? {
+    /// The raw sample format pushed for this format, or nil when there is none.
+    public var rawSampleFormat: AudioFormat? {
         switch feedLayout {
         case .asStored(let format)?: format
-        case .widenedToFloat64?: "F64LE"
+        case .widenedToFloat64?: .f64LE
         case nil: nil
         }
     }

@@ -8,7 +8,9 @@
 #include <gst/audio/audio.h>
 #include <gst/audio/streamvolume.h>
 #include <gst/net/net.h>
+#include <gst/controller/controller.h>
 #include <glib-unix.h>
+#include <gio/gio.h>
 
 static inline GstClockTime CGst_second(void) { return GST_SECOND; }
 static inline GstClockTime CGst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
@@ -95,10 +97,25 @@ static inline void CGst_multiudpsink_add(GstElement *sink, const gchar *host, gi
     g_signal_emit_by_name(sink, "add", host, port);
 }
 /// The sender's address of a buffer received from the network ("10.0.0.1"), transfer full, or NULL.
+static inline gchar *CGst_inet_address_string(GSocketAddress *address) {
+    if (address == NULL || !G_IS_INET_SOCKET_ADDRESS(address)) return NULL;
+    return g_inet_address_to_string(g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(address)));
+}
+
 static inline gchar *CGst_buffer_source_address(GstBuffer *buffer) {
     GstNetAddressMeta *meta = gst_buffer_get_net_address_meta(buffer);
-    if (meta == NULL || !G_IS_INET_SOCKET_ADDRESS(meta->addr)) return NULL;
-    return g_inet_address_to_string(g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(meta->addr)));
+    return meta == NULL ? NULL : CGst_inet_address_string(meta->addr);
 }
+
+/// The controller's casts (a volume's gain ramp, see VolumeRamp.swift).
+static inline GstTimedValueControlSource *CGst_timed_value_control_source(gpointer object) {
+    return GST_TIMED_VALUE_CONTROL_SOURCE(object);
+}
+static inline GstControlSource *CGst_control_source(gpointer object) { return GST_CONTROL_SOURCE(object); }
+
+/// GVariant's type strings are cast with a macro (D-Bus values, see DBusValue.swift).
+static inline const GVariantType *CGst_variant_type(const gchar *type) { return G_VARIANT_TYPE(type); }
+/// G_DBUS_ERROR is a macro for the domain's quark.
+static inline GQuark CGst_dbus_error_quark(void) { return G_DBUS_ERROR; }
 
 #endif

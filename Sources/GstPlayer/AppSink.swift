@@ -21,6 +21,20 @@ public final class AppSink: Element, @unchecked Sendable {
         public var caps: Caps?
         /// Who sent the buffer ("10.0.0.1"), for buffers received from the network (`udpsrc`); else nil.
         public var sourceAddress: String? = nil
+
+        /// A sample made in Swift (a test's, standing in for a sink's).
+        public init(
+            bytes: [UInt8], pts: ClockTime? = nil, duration: ClockTime? = nil, offset: Int64? = nil,
+            offsetEnd: Int64? = nil, caps: Caps? = nil, sourceAddress: String? = nil
+        ) {
+            self.bytes = bytes
+            self.pts = pts
+            self.duration = duration
+            self.offset = offset
+            self.offsetEnd = offsetEnd
+            self.caps = caps
+            self.sourceAddress = sourceAddress
+        }
     }
 
     /// Waits up to `timeout` for the next buffer; nil at end of stream or on timeout (`isEndOfStream` tells which).

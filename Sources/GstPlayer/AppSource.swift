@@ -170,6 +170,10 @@ public final class AppSource: Element, AppSourceProtocol, @unchecked Sendable {
         g_error_free(error)
         if let msg { gst_element_post_message(raw, msg) }  // takes the message
     }
+
+    public func postApplicationMessage(named name: String) {
+        Element.postApplicationMessage(from: UnsafeMutableRawPointer(raw), named: name)
+    }
 }
 
 /// Where a buffer sits in the stream: presentation time, duration and sample offsets.

@@ -9,7 +9,7 @@ public protocol AppSourceProtocol: AnyObject, Sendable {
     /// Configures caps, time format, access, queue size and duration before the pipeline leaves NULL.
     ///
     /// - Parameters:
-    ///   - caps: the stream's format, e.g. `.rawAudio(format: "S16LE", rate: 44100, channels: 2)`.
+    ///   - caps: the stream's format, e.g. `.rawAudio(format: .s16LE, rate: 44100, channels: 2)`.
     ///   - maxBytes: queue limit; when reached, the `enoughData` callback runs.
     ///   - refillPercent: the `needData` callback runs when the queue falls to this percentage of `maxBytes`.
     ///   - duration: the stream's length, so duration queries can answer.
@@ -51,6 +51,10 @@ public protocol AppSourceProtocol: AnyObject, Sendable {
 
     /// Reports a failure found while feeding (a read error) as an ERROR from this element.
     func postError(_ message: String, debug: String?)
+
+    /// Posts an empty application message named `name` from this element (on the pipeline's bus): a streaming
+    /// thread telling the session's loop something happened, without waiting for it.
+    func postApplicationMessage(named name: String)
 
     /// Whether anything downstream plays in time with the clock (see `Element.pipelineSynchronizesToClock`).
     var pipelineSynchronizesToClock: Bool { get }

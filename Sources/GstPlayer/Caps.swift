@@ -24,14 +24,13 @@ public struct Caps: Sendable, Equatable, CustomStringConvertible {
         for field in fields { self[field.name] = field.value }
     }
 
-    /// Caps for interleaved (or `layout`) raw audio, as an appsrc announces PCM: `format` is GStreamer's sample
-    /// format name ("S16LE", "F32LE", "U8"), `channelMask` the channel positions (bit n = `GstAudioChannelPosition`
-    /// n), left out when nil.
+    /// Caps for interleaved (or `layout`) raw audio, as an appsrc announces PCM: `channelMask` is the channel
+    /// positions (bit n = `GstAudioChannelPosition` n), left out when nil.
     public static func rawAudio(
-        format: String, rate: Int, channels: Int, layout: String = "interleaved", channelMask: UInt64? = nil
+        format: AudioFormat, rate: Int, channels: Int, layout: String = "interleaved", channelMask: UInt64? = nil
     ) -> Caps {
         var fields: [(name: String, value: Structure.Value)] = [
-            ("format", .string(format)), ("layout", .string(layout)), ("rate", .int(Int64(rate))),
+            ("format", .string(format.rawValue)), ("layout", .string(layout)), ("rate", .int(Int64(rate))),
             ("channels", .int(Int64(channels))),
         ]
         if let channelMask { fields.append(("channel-mask", .bitmask(channelMask))) }
@@ -70,8 +69,9 @@ public struct Caps: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 
-    /// The sample format of raw audio ("S16LE"), the `format` field.
-    public var format: String? { string("format") }
+    /// The sample format of raw audio, the `format` field; nil when absent or not a raw audio format (an encoded
+    /// stream's caps may use the field for something else).
+    public var format: AudioFormat? { string("format").flatMap(AudioFormat.init(rawValue:)) }
     /// Samples per second, the `rate` field.
     public var rate: Int? { int("rate") }
     /// The channel count, the `channels` field.

@@ -1,7 +1,6 @@
 // yt-gst — clocks that several machines share: the system clock published on the network, and the clients that
 // follow one (GStreamer's own protocol, NTP or PTP).
 internal import CGStreamer
-import Synchronization
 
 /// A GStreamer clock: what a pipeline's running time counts on, and what it can share with other machines.
 ///
@@ -9,11 +8,14 @@ import Synchronization
 ///   API. The corresponding C type is `GstClock`.
 public final class Clock: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstClock>
+    /// Where a network clock asks the time (for `seed(within:)`); nil for other clocks.
+    let server: TimeServer?
 
     /// Takes an owned reference (sinks a floating one).
-    private init(taking raw: UnsafeMutablePointer<GstClock>) {
+    private init(taking raw: UnsafeMutablePointer<GstClock>, server: TimeServer? = nil) {
         _ = gst_object_ref_sink(UnsafeMutableRawPointer(raw))
         self.raw = raw
+        self.server = server
     }
 
     deinit { gst_object_unref(UnsafeMutableRawPointer(raw)) }
@@ -32,10 +34,13 @@ public final class Clock: @unchecked Sendable {
     /// Its time is the publisher's from the first answer on; `waitForSync` tells when that is.
     /// - Parameter bus: where to post a `gst-netclock-statistics` element message for every observation (offset,
     ///   round trip, rate), usually the pipeline's, so the session sees them with its other messages.
+    /// `seed(within:)` gives it the publisher's time at once.
     /// The corresponding C function is `gst_net_client_clock_new`.
     public static func following(address: String, port: Int, statisticsTo pipeline: Pipeline? = nil) -> Clock {
         Gst.initialize()
-        let clock = Clock(taking: gst_net_client_clock_new("sender-clock", address, gint(port), 0)!)
+        let clock = Clock(
+            taking: gst_net_client_clock_new("sender-clock", address, gint(port), 0)!,
+            server: TimeServer(address: address, port: port, ntp: false))
         pipeline?.postStatistics(of: clock)
         return clock
     }
@@ -45,7 +50,9 @@ public final class Clock: @unchecked Sendable {
     /// The corresponding C function is `gst_ntp_clock_new`.
     public static func ntp(server: String, port: Int = 123, statisticsTo pipeline: Pipeline? = nil) -> Clock {
         Gst.initialize()
-        let clock = Clock(taking: gst_ntp_clock_new("ntp-clock", server, gint(port), 0)!)
+        let clock = Clock(
+            taking: gst_ntp_clock_new("ntp-clock", server, gint(port), 0)!,
+            server: TimeServer(address: server, port: port, ntp: true))
         pipeline?.postStatistics(of: clock)
         return clock
     }
@@ -88,12 +95,12 @@ public final class ClockPublisher: @unchecked Sendable {
 
     /// Starts serving `clock` on UDP `port` of every local address (nil: of `address` only).
     ///
-    /// - Throws: `.stateChange` naming the port when it cannot be bound (in use, or not allowed).
+    /// - Throws: `.portUnavailable` naming the port when it cannot be bound (in use, or not allowed).
     /// The corresponding C function is `gst_net_time_provider_new`.
     public init(_ clock: Clock, port: Int, address: String? = nil) throws(GstError) {
         guard let provider = gst_net_time_provider_new(clock.raw, address, gint(port)) else {
-            throw GstError(
-                kind: .stateChange, message: "cannot publish the clock on UDP port \(port) (in use, or not allowed)")
+            let message = "cannot publish the clock on UDP port \(port) (in use, or not allowed)"
+            throw GstError(kind: .portUnavailable, message: message)
         }
         _ = gst_object_ref_sink(UnsafeMutableRawPointer(provider))
         raw = provider

@@ -23,45 +23,32 @@ extension Element {
     public func filterPackets(
         onPad padName: String, _ verdict: @escaping @Sendable (UnsafeRawBufferPointer) -> PacketVerdict
     ) -> Bool {
-        guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
-        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
-        gst_pad_add_probe(
-            pad, GST_PAD_PROBE_TYPE_BUFFER,
-            { _, info, context in
-                guard let info, let context, let buffer = gst_pad_probe_info_get_buffer(info) else {
-                    return GST_PAD_PROBE_OK
+        addProbe(onPad: padName, type: GST_PAD_PROBE_TYPE_BUFFER, context: verdict) { _, info, context in
+            guard let info, let context, let buffer = gst_pad_probe_info_get_buffer(info) else {
+                return GST_PAD_PROBE_OK
+            }
+            let verdict = ProbeContext<@Sendable (UnsafeRawBufferPointer) -> PacketVerdict>.value(at: context)
+            var map = GstMapInfo()
+            guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return GST_PAD_PROBE_DROP }
+            let decision = verdict(UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
+            gst_buffer_unmap(buffer, &map)
+            switch decision {
+            case .pass:
+                return GST_PAD_PROBE_OK
+            case .drop:
+                return GST_PAD_PROBE_DROP
+            case .passAsSource(let ssrc):
+                let writable = CGst_probe_writable_buffer(info)
+                var bigEndian = ssrc.bigEndian
+                _ = gst_buffer_fill(writable, 8, &bigEndian, 4)
+                if let address = gst_buffer_get_net_address_meta(writable) {
+                    _ = gst_buffer_remove_meta(
+                        writable, UnsafeMutableRawPointer(address).assumingMemoryBound(to: GstMeta.self))
                 }
-                let filter = Unmanaged<PacketFilter>.fromOpaque(context).takeUnretainedValue()
-                var map = GstMapInfo()
-                guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return GST_PAD_PROBE_DROP }
-                let decision = filter.verdict(UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
-                gst_buffer_unmap(buffer, &map)
-                switch decision {
-                case .pass:
-                    return GST_PAD_PROBE_OK
-                case .drop:
-                    return GST_PAD_PROBE_DROP
-                case .passAsSource(let ssrc):
-                    let writable = CGst_probe_writable_buffer(info)
-                    var bigEndian = ssrc.bigEndian
-                    _ = gst_buffer_fill(writable, 8, &bigEndian, 4)
-                    if let address = gst_buffer_get_net_address_meta(writable) {
-                        _ = gst_buffer_remove_meta(
-                            writable, UnsafeMutableRawPointer(address).assumingMemoryBound(to: GstMeta.self))
-                    }
-                    return GST_PAD_PROBE_OK
-                }
-            }, Unmanaged.passRetained(PacketFilter(verdict)).toOpaque(),
-            { context in
-                guard let context else { return }
-                Unmanaged<PacketFilter>.fromOpaque(context).release()
-            })
-        return true
+                return GST_PAD_PROBE_OK
+            }
+        }
     }
 }
 
 /// The closure of one `filterPackets(onPad:_:)` probe, owned by the probe.
-private final class PacketFilter: Sendable {
-    let verdict: @Sendable (UnsafeRawBufferPointer) -> PacketVerdict
-    init(_ verdict: @escaping @Sendable (UnsafeRawBufferPointer) -> PacketVerdict) { self.verdict = verdict }
-}

@@ -60,22 +60,18 @@ extension Element {
     /// The corresponding C function is `gst_pad_add_probe`.
     @discardableResult
     public func holdEndOfStream(onPad padName: String, postingMessage messageName: String) -> Bool {
-        guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
-        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
-        gst_pad_add_probe(
-            pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-            { pad, info, context in
-                guard let pad, let info, let context, let event = gst_pad_probe_info_get_event(info),
-                    event.pointee.type == GST_EVENT_EOS
-                else { return GST_PAD_PROBE_OK }
-                if let element = gst_pad_get_parent_element(pad) {
-                    Element.postApplicationMessage(
-                        from: UnsafeMutableRawPointer(element), named: context.assumingMemoryBound(to: CChar.self))
-                    gst_object_unref(UnsafeMutableRawPointer(element))
-                }
-                return GST_PAD_PROBE_DROP
-            }, UnsafeMutableRawPointer(g_strdup(messageName)), { g_free($0) })
-        return true
+        addProbe(onPad: padName, type: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, context: messageName) {
+            pad, info, context in
+            guard let pad, let info, let context, let event = gst_pad_probe_info_get_event(info),
+                event.pointee.type == GST_EVENT_EOS
+            else { return GST_PAD_PROBE_OK }
+            if let element = gst_pad_get_parent_element(pad) {
+                let name = ProbeContext<String>.value(at: context)
+                Element.postApplicationMessage(from: UnsafeMutableRawPointer(element), named: name)
+                gst_object_unref(UnsafeMutableRawPointer(element))
+            }
+            return GST_PAD_PROBE_DROP
+        }
     }
 
     /// Pushes end of stream out of the source pad of this name, past a `holdEndOfStream`, so everything

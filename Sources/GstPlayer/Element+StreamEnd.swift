@@ -9,25 +9,20 @@ extension Element {
     /// The corresponding C functions are `gst_pad_add_probe` and `gst_event_new_custom`.
     @discardableResult
     public func sendMarkerBeforeEndOfStream(onPad padName: String, named marker: String) -> Bool {
-        guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
-        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
-        gst_pad_add_probe(
-            pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-            { pad, info, context in
-                guard let pad, let info, let context, let event = gst_pad_probe_info_get_event(info),
-                    event.pointee.type == GST_EVENT_EOS,
-                    let structure = gst_structure_new_empty(context.assumingMemoryBound(to: CChar.self)),
-                    let marker = gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM, structure)
-                else { return GST_PAD_PROBE_OK }
-                // Ahead of the EOS, in the same stream: into a sink pad as if from upstream, out of a source pad.
-                if pad.pointee.direction == GST_PAD_SINK {
-                    _ = gst_pad_send_event(pad, marker)
-                } else {
-                    _ = gst_pad_push_event(pad, marker)
-                }
-                return GST_PAD_PROBE_OK
-            }, UnsafeMutableRawPointer(g_strdup(marker)), { g_free($0) })
-        return true
+        addProbe(onPad: padName, type: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, context: marker) { pad, info, context in
+            guard let pad, let info, let context, let event = gst_pad_probe_info_get_event(info),
+                event.pointee.type == GST_EVENT_EOS,
+                let structure = ProbeContext<String>.value(at: context).withCString({ gst_structure_new_empty($0) }),
+                let marker = gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM, structure)
+            else { return GST_PAD_PROBE_OK }
+            // Ahead of the EOS, in the same stream: into a sink pad as if from upstream, out of a source pad.
+            if pad.pointee.direction == GST_PAD_SINK {
+                _ = gst_pad_send_event(pad, marker)
+            } else {
+                _ = gst_pad_push_event(pad, marker)
+            }
+            return GST_PAD_PROBE_OK
+        }
     }
 
     /// When an event named `marker` passes the pad of this name, posts an application message
@@ -39,40 +34,21 @@ extension Element {
     public func endStreamAtMarker(
         onPad padName: String, named marker: String, postingMessage messageName: String
     ) -> Bool {
-        guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
-        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
-        let names = MarkerNames(marker: marker, message: messageName)
-        gst_pad_add_probe(
-            pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-            { pad, info, context in
-                guard let pad, let info, let context, let event = gst_pad_probe_info_get_event(info),
-                    event.pointee.type != GST_EVENT_EOS, let structure = gst_event_get_structure(event)
-                else { return GST_PAD_PROBE_OK }
-                let names = Unmanaged<MarkerNames>.fromOpaque(context).takeUnretainedValue()
-                // Matched by name only: after GDP the event's type is no longer CUSTOM_DOWNSTREAM.
-                guard String(cString: gst_structure_get_name(structure)) == names.marker else {
-                    return GST_PAD_PROBE_OK
-                }
-                if let element = gst_pad_get_parent_element(pad) {
-                    Element.postApplicationMessage(from: UnsafeMutableRawPointer(element), named: names.message)
-                    gst_object_unref(UnsafeMutableRawPointer(element))
-                }
-                _ = gst_pad_push_event(pad, gst_event_new_eos())
-                return GST_PAD_PROBE_DROP
-            }, Unmanaged.passRetained(names).toOpaque(),
-            { context in
-                guard let context else { return }
-                Unmanaged<MarkerNames>.fromOpaque(context).release()
-            })
-        return true
-    }
-}
-
-private final class MarkerNames: Sendable {
-    let marker: String
-    let message: String
-    init(marker: String, message: String) {
-        self.marker = marker
-        self.message = message
+        let names = (marker: marker, message: messageName)
+        return addProbe(onPad: padName, type: GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, context: names) {
+            pad, info, context in
+            guard let pad, let info, let context, let event = gst_pad_probe_info_get_event(info),
+                event.pointee.type != GST_EVENT_EOS, let structure = gst_event_get_structure(event)
+            else { return GST_PAD_PROBE_OK }
+            let names = ProbeContext<(marker: String, message: String)>.value(at: context)
+            // Matched by name only: after GDP the event's type is no longer CUSTOM_DOWNSTREAM.
+            guard String(cString: gst_structure_get_name(structure)) == names.marker else { return GST_PAD_PROBE_OK }
+            if let element = gst_pad_get_parent_element(pad) {
+                Element.postApplicationMessage(from: UnsafeMutableRawPointer(element), named: names.message)
+                gst_object_unref(UnsafeMutableRawPointer(element))
+            }
+            _ = gst_pad_push_event(pad, gst_event_new_eos())
+            return GST_PAD_PROBE_DROP
+        }
     }
 }

@@ -14,29 +14,17 @@ extension Element {
     )
         -> Bool
     {
-        guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
-        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
-        let context = Unmanaged.passRetained(Retiming(newTimestamp)).toOpaque()
-        gst_pad_add_probe(
-            pad, GST_PAD_PROBE_TYPE_BUFFER,
-            { _, info, context in
-                guard let info, let context, let buffer = gst_pad_probe_info_get_buffer(info) else {
-                    return GST_PAD_PROBE_OK
-                }
-                let retiming = Unmanaged<Retiming>.fromOpaque(context).takeUnretainedValue()
-                var head: (UInt64, UInt64) = (0, 0)
-                let count = withUnsafeMutableBytes(of: &head) { gst_buffer_extract(buffer, 0, $0.baseAddress, 16) }
-                let pts = withUnsafeBytes(of: head) {
-                    retiming.newTimestamp(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)]))
-                }
-                if let pts { CGst_buffer_set_pts(CGst_probe_writable_buffer(info), pts.raw) }
+        addProbe(onPad: padName, type: GST_PAD_PROBE_TYPE_BUFFER, context: newTimestamp) { _, info, context in
+            guard let info, let context, let buffer = gst_pad_probe_info_get_buffer(info) else {
                 return GST_PAD_PROBE_OK
-            }, context,
-            { context in
-                guard let context else { return }
-                Unmanaged<Retiming>.fromOpaque(context).release()
-            })
-        return true
+            }
+            let newTimestamp = ProbeContext<@Sendable (UnsafeRawBufferPointer) -> ClockTime?>.value(at: context)
+            var head: (UInt64, UInt64) = (0, 0)
+            let count = withUnsafeMutableBytes(of: &head) { gst_buffer_extract(buffer, 0, $0.baseAddress, 16) }
+            let pts = withUnsafeBytes(of: head) { newTimestamp(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)])) }
+            if let pts { CGst_buffer_set_pts(CGst_probe_writable_buffer(info), pts.raw) }
+            return GST_PAD_PROBE_OK
+        }
     }
 
     /// Whether this element is an audio sink with a ring buffer (`pulsesink`, `alsasink`, ...): one that can follow
@@ -53,7 +41,7 @@ extension Element {
     /// The corresponding C function is `gst_audio_base_sink_set_custom_slaving_callback`.
     public func follow(_ slaving: any OutputSlaving) {
         guard isAudioBaseSink else { return }
-        try? set("slave-method", fromString: "custom")
+        try? set("slave-method", to: SlaveMethod.custom)
         let context = Unmanaged.passRetained(SlavingBox(slaving)).toOpaque()
         gst_audio_base_sink_set_custom_slaving_callback(
             CGst_audio_base_sink(raw),
@@ -77,13 +65,6 @@ extension Element {
 }
 
 /// The closure of one `retime(onPad:_:)` probe, owned by the probe.
-private final class Retiming: Sendable {
-    let newTimestamp: @Sendable (UnsafeRawBufferPointer) -> ClockTime?
-    init(_ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?) {
-        self.newTimestamp = newTimestamp
-    }
-}
-
 /// The slaving of one `follow(_:)` callback, owned by the sink.
 private final class SlavingBox: Sendable {
     let slaving: any OutputSlaving
@@ -122,4 +103,10 @@ public enum OutputDiscontinuity: Sendable, Equatable {
         default: self = .restarted
         }
     }
+}
+
+/// The `slave-method` an audio sink is given (GstAudioBaseSinkSlaveMethod): only the one GstPlayer uses.
+private enum SlaveMethod: String, PropertyEnum {
+    /// The sink asks a callback how far to move its output (`follow(_:)`).
+    case custom
 }

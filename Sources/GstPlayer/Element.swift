@@ -75,7 +75,9 @@ public class Element: @unchecked Sendable {
         return g_param_value_defaults(spec, &value) != 0
     }
 
-    /// Sets a property from its string form, as gst-launch would ("5004", "true", "0.5", "my song!.wav").
+    /// Sets a property from its string form, as gst-launch would ("5004", "true", "0.5", "my song!.wav"): for text
+    /// the user gives (`prop=value` in a template or option). Values the code has go through the typed
+    /// `set(_:to:)`, which checks their type and range.
     ///
     /// The value is set on the parsed element, never pasted into launch text, so any character arrives unchanged.
     /// - Throws: `.notFound` when there is no such property (`gst_util_set_object_arg` would ignore it silently).
@@ -100,11 +102,14 @@ public class Element: @unchecked Sendable {
         g_object_set_property(CGst_gobject(raw), property, &value)
     }
 
-    /// Throws `.notFound` unless the element has a property of this name (setting one it lacks would be ignored).
-    private func requireProperty(_ property: String) throws(GstError) {
-        guard hasProperty(property) else {
+    /// The property's description; throws `.notFound` when the element has no property of this name (setting one
+    /// it lacks would be ignored).
+    @discardableResult
+    func requireProperty(_ property: String) throws(GstError) -> UnsafeMutablePointer<GParamSpec> {
+        guard let spec = g_object_class_find_property(CGst_gobject_class_of(raw), property) else {
             throw GstError(
                 kind: .notFound, message: "element \"\(name)\" (\(factoryName)) has no property \"\(property)\"")
         }
+        return spec
     }
 }

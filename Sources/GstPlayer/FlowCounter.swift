@@ -51,33 +51,24 @@ extension Element {
     /// - Note: the probe stays for the pad's lifetime and releases the counter with it.
     /// The corresponding C function is `gst_pad_add_probe` with `GST_PAD_PROBE_TYPE_BUFFER`.
     public func countFlow(onPad padName: String) -> FlowCounter? {
-        guard let pad = gst_element_get_static_pad(raw, padName) else { return nil }
-        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
         let counter = FlowCounter()
-        let context = Unmanaged.passRetained(counter).toOpaque()
         let types = GstPadProbeType(
             rawValue: GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
-        gst_pad_add_probe(
-            pad, types,
-            { pad, info, context in
-                guard let pad, let info, let context else { return GST_PAD_PROBE_OK }
-                let counter = Unmanaged<FlowCounter>.fromOpaque(context).takeUnretainedValue()
-                let bytesPerSecond = Element.rawAudioBytesPerSecond(pad)
-                if let buffer = gst_pad_probe_info_get_buffer(info) {
+        let added = addProbe(onPad: padName, type: types, context: counter) { pad, info, context in
+            guard let pad, let info, let context else { return GST_PAD_PROBE_OK }
+            let counter = ProbeContext<FlowCounter>.value(at: context)
+            let bytesPerSecond = Element.rawAudioBytesPerSecond(pad)
+            if let buffer = gst_pad_probe_info_get_buffer(info) {
+                counter.add(buffer, bytesPerSecond: bytesPerSecond)
+            } else if let list = gst_pad_probe_info_get_buffer_list(info) {
+                for index in 0..<gst_buffer_list_length(list) {
+                    guard let buffer = gst_buffer_list_get(list, index) else { continue }
                     counter.add(buffer, bytesPerSecond: bytesPerSecond)
-                } else if let list = gst_pad_probe_info_get_buffer_list(info) {
-                    for index in 0..<gst_buffer_list_length(list) {
-                        guard let buffer = gst_buffer_list_get(list, index) else { continue }
-                        counter.add(buffer, bytesPerSecond: bytesPerSecond)
-                    }
                 }
-                return GST_PAD_PROBE_OK
-            }, context,
-            { context in
-                guard let context else { return }
-                Unmanaged<FlowCounter>.fromOpaque(context).release()
-            })
-        return counter
+            }
+            return GST_PAD_PROBE_OK
+        }
+        return added ? counter : nil
     }
 
     /// Bytes per second of the raw audio on the pad (from its current caps), or nil for anything else.

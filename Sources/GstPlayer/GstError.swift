@@ -21,6 +21,12 @@ public struct GstError: Error, Sendable, CustomStringConvertible {
         case invalidValue
         /// The pipeline refused a state change.
         case stateChange
+        /// A network port could not be bound (in use, or not allowed), e.g. to publish a clock on.
+        case portUnavailable
+        /// A control (seek, volume) was asked of a player with no current play.
+        case notPlaying
+        /// A feeder was asked to feed with nothing to play (no file opened).
+        case nothingToPlay
         /// An ERROR or WARNING posted while streaming.
         case stream
         /// A query or seek that the pipeline could not answer.

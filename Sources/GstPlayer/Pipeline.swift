@@ -224,8 +224,7 @@ public final class Pipeline: @unchecked Sendable {
     /// The corresponding C function is `gst_bus_timed_pop`.
     public func nextMessage(timeout: Duration) -> Message? {
         guard let msg = gst_bus_timed_pop(bus, ClockTime(timeout).raw) else { return nil }
-        defer { gst_message_unref(msg) }
-        return Message(msg, pipeline: raw)
+        return Message(taking: msg, pipeline: raw)
     }
 
     /// Posts an application message to this pipeline's bus, e.g. from a signal handler, so that one loop
@@ -242,8 +241,7 @@ public final class Pipeline: @unchecked Sendable {
     /// Pops the first ERROR message already posted (or posted within `timeout`), leaving other messages queued.
     func takePostedError(timeout: Duration) -> GstError? {
         guard let msg = gst_bus_timed_pop_filtered(bus, ClockTime(timeout).raw, GST_MESSAGE_ERROR) else { return nil }
-        defer { gst_message_unref(msg) }
-        if case .error(let error) = Message(msg, pipeline: raw) { return error }
+        if case .error(let error) = Message(taking: msg, pipeline: raw).view { return error }
         return nil
     }
 }

@@ -133,12 +133,13 @@ public final class Player {
 
     /// Sets the linear volume (1.0 = unchanged) on the pipeline's `volume` element, or on a sink that has one.
     ///
-    /// - Throws: `.notFound` when the pipeline has nothing that controls volume.
+    /// - Throws: `.notPlaying` when nothing plays, `.notFound` when the pipeline has nothing that controls volume,
+    ///   `.invalidValue` when the control does not take `volume` (out of its range).
     public func setVolume(_ volume: Double) throws(GstError) {
         guard let element = try current().volumeElement() else {
             throw GstError(kind: .notFound, message: "the pipeline has no volume control (add \"volume name=volume\")")
         }
-        try element.set("volume", fromString: String(volume))
+        try element.set("volume", to: volume)
     }
 
     /// Mutes or unmutes through the same control as `setVolume`.
@@ -146,7 +147,7 @@ public final class Player {
         guard let element = try current().volumeElement() else {
             throw GstError(kind: .notFound, message: "the pipeline has no volume control (add \"volume name=volume\")")
         }
-        try element.set("mute", fromString: muted ? "true" : "false")
+        try element.set("mute", to: muted)
     }
 
     /// Posts an application message that comes back as `.application` from `nextEvent`, in order with
@@ -175,18 +176,13 @@ public final class Player {
 
     /// Whether `message` is an event of the player (stopping it first on an error that is not contained).
     private func reports(_ message: Message) -> Bool {
-        switch message {
-        case .error(let error):
-            if !errorIsContained(error) { stop() }
-            return true
-        case .stateChanged(_, _, _, let isPipeline): return isPipeline
-        case .asyncDone, .other: return false
-        case .endOfStream, .warning, .tags, .application, .element, .segmentDone: return true
-        }
+        if message.isInnerStateChange || message.isHousekeeping { return false }
+        if message.isError, case .error(let error) = message.view, !errorIsContained(error) { stop() }
+        return true
     }
 
     private func current() throws(GstError) -> Pipeline {
-        guard let pipeline else { throw GstError(kind: .stateChange, message: "nothing is playing") }
+        guard let pipeline else { throw GstError(kind: .notPlaying, message: "nothing is playing") }
         return pipeline
     }
 }

@@ -1,6 +1,7 @@
 // yt-gst — a value to set on a named element of a pipeline once it is parsed (template values, user options).
 
-/// A property value for a named element, set after parsing and never spliced into the launch text.
+/// A property value the user gave as text (a template's or an option's `prop=value`) for a named element, set after
+/// parsing and never spliced into the launch text.
 public struct PropertySetting: Sendable, Equatable {
     /// The `name` of the element in the launch string.
     public var element: String

@@ -175,7 +175,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
             }
             return (taken, drainedToTheEnd(&state))
         }
-        if ends { bus.post(.endOfStream) }
+        if ends { bus.post(.endOfStream()) }
         return taken
     }
 
@@ -258,7 +258,7 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
             state.events.append(.endOfStream)
             return (.ok, drainedToTheEnd(&state))
         }
-        if ends { bus.post(.endOfStream) }
+        if ends { bus.post(.endOfStream()) }
         return result
     }
 
@@ -274,6 +274,9 @@ public final class EmbeddedAppSource: AppSourceProtocol, Sendable {
     public func postError(_ message: String, debug: String?) {
         bus.post(.error(.readFailure(message, debug: debug, elementPath: "/GstPipeline:pipeline0/GstAppSrc:src")))
     }
+
+    /// Posts the application message on the bus, as a pipeline's appsrc would.
+    public func postApplicationMessage(named name: String) { bus.post(.application(name: name)) }
 
     /// What was given as `synchronizesToClock` at creation.
     public var pipelineSynchronizesToClock: Bool { synchronizes }

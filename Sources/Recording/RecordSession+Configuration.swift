@@ -102,21 +102,21 @@ extension RecordSession {
         /// encoders), at the asked rate and channels (the source's own when not asked).
         public var sinkCaps: String {
             var caps =
-                "audio/x-raw, format=\(format == .alaw || format == .mulaw ? "S16LE" : rawFormat)"
+                "audio/x-raw, format=\(format == .alaw || format == .mulaw ? .s16LE : rawFormat)"
                 + ", layout=interleaved"
             if let rate { caps += ", rate=\(rate)" }
             if let channels { caps += ", channels=\(channels)" }
             return caps
         }
 
-        /// GStreamer's name of the samples the appsink takes (A-law and mu-law arrive encoded, as bytes).
-        public var rawFormat: String {
+        /// The samples the appsink takes (A-law and mu-law arrive encoded, as bytes).
+        public var rawFormat: AudioFormat {
             switch format {
-            case .s16: "S16LE"
-            case .s24: "S24LE"
-            case .s32: "S32LE"
-            case .f32: "F32LE"
-            case .u8, .alaw, .mulaw: "U8"
+            case .s16: .s16LE
+            case .s24: .s24LE
+            case .s32: .s32LE
+            case .f32: .f32LE
+            case .u8, .alaw, .mulaw: .u8
             }
         }
 

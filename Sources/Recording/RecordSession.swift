@@ -5,9 +5,10 @@ import WAV
 
 /// Records from an appsink into crash-safe WAV files (`WAVWriter`).
 ///
-/// One loop takes the buffers from the appsink every 50 ms (or sooner for a command or a bus message), measures them
-/// for the meter and voice activation, writes what is wanted (cut to the exact frame at a split, the duration or the
-/// size limit), and between buffers runs commands and reads the bus. Files are created when their first sample
+/// One loop (`SessionLoop`) runs the commands, reads the bus, then takes the buffers the appsink holds, measures them
+/// for the meter and voice activation and writes what is wanted (cut to the exact frame at a split, the duration or
+/// the size limit). While audio flows it looks every 50 ms; when none comes it sleeps until a buffer, a command, a
+/// bus message or the next status. Files are created when their first sample
 /// arrives, because the format (the source's own rate and channels, unless asked) is only known then.
 ///
 /// ```swift
@@ -62,7 +63,21 @@ public final class RecordSession {
         }
         let (pipeline, sink) = try startPipeline()
         defer { _ = try? pipeline.setState(.null) }
-        let result = Result { () throws(RecordingError) in try loop(pipeline: pipeline, sink: sink) }
+        return try record(bus: pipeline, input: sink, wakeUp: sink.wakeLoopOnSample())
+    }
+
+    /// How often the loop takes the appsink's buffers while audio flows: waking once per buffer (every 10 ms from
+    /// pulsesrc) would cost more CPU than the writing itself.
+    static let lookEvery: Duration = .milliseconds(50)
+
+    /// Runs the loop over `bus` and `input` (a pipeline and its appsink, or a test's), then finishes the file.
+    func record(
+        bus: some EventBus<Message>, input: some SampleInput, wakeUp: SampleWakeUp?
+    ) throws(RecordingError)
+        -> Ending
+    {
+        let turns = Turns(self, input: input, wakeUp: wakeUp)
+        let result = Result { () throws(RecordingError) in try SessionLoop.run(turns, bus: bus, commands: commands) }
         let finishError = finishFile()
         let reason = try result.get()
         if let finishError { throw finishError }
@@ -91,33 +106,67 @@ public final class RecordSession {
         }
     }
 
-    /// Pulls and writes until a command, the source's end, a limit or an error stops the recording.
-    private func loop(pipeline: Pipeline, sink: AppSink) throws(RecordingError) -> Ending.Reason {
-        while true {
-            if let reason = runCommands() { return reason }
-            if let reason = try readBus(pipeline) { return reason }
-            // Everything the appsink holds, then sleep until a command, a message or the next 50 ms: waking once
-            // per buffer (every 10 ms from pulsesrc) would cost more CPU than the writing itself.
-            while let sample = sink.pull(timeout: .zero, includingCaps: format == nil) { try take(sample) }
-            if try flush() { return .limitReached }
-            if sink.isEndOfStream { return .sourceEnded }
-            reportStatus()
-            MainLoop.wait(for: [pipeline.busDescriptor], until: .now + .milliseconds(50))
-        }
-    }
+    /// The turns of the recording's loop: commands, the bus, then the buffers waiting in the input and the status.
+    private final class Turns<Input: SampleInput>: SessionLoopHandler {
+        typealias Command = RecordSession.Command
+        /// Why the loop ended (the session's `Ending` adds the files).
+        typealias Ending = RecordSession.Ending.Reason
+        typealias Failure = RecordingError
+        private let session: RecordSession
+        private let input: Input
+        private let wakeUp: SampleWakeUp?
+        /// When the last look found audio (then the next is due `lookEvery` later); nil while none flows.
+        private var flowingSince: ContinuousClock.Instant?
 
-    /// Runs the commands sent since the last turn; the reason to end when one was `.stop`.
-    private func runCommands() -> Ending.Reason? {
-        for command in commands.take() {
+        init(_ session: RecordSession, input: Input, wakeUp: SampleWakeUp?) {
+            self.session = session
+            self.input = input
+            self.wakeUp = wakeUp
+        }
+
+        func perform(_ command: Command) -> Ending? {
             switch command {
-            case .pause: paused = true
-            case .resume: paused = false
-            case .togglePause: paused.toggle()
-            case .marker: addMarker()
+            case .pause: session.paused = true
+            case .resume: session.paused = false
+            case .togglePause: session.paused.toggle()
+            case .marker: session.addMarker()
             case .stop(let reason): return .stopped(reason)
             }
+            return nil
         }
-        return nil
+
+        /// The reason to end at end of stream; an error ends the recording.
+        func handle(_ message: Message) throws(RecordingError) -> Ending? {
+            switch message.view {
+            case .error(let error): throw .sourceFailed(error)
+            case .endOfStream: return .sourceEnded
+            case .warning(let warning): session.observer(.warning(warning))
+            default: break
+            }
+            return nil
+        }
+
+        /// Everything the input holds, written; the reason to end at a limit or the input's end.
+        func finishTurn() throws(RecordingError) -> Ending? {
+            wakeUp?.arm()
+            var took = false
+            while let sample = input.pull(timeout: .zero, includingCaps: session.format == nil) {
+                try session.take(sample)
+                took = true
+            }
+            if took { wakeUp?.disarm() }
+            flowingSince = took ? .now : nil
+            if try session.flush() { return .limitReached }
+            if input.isEndOfStream { return .sourceEnded }
+            session.reportStatus()
+            return nil
+        }
+
+        func nextDue() -> ContinuousClock.Instant? {
+            MainLoop.earliest(
+                flowingSince.map { $0 + RecordSession.lookEvery },
+                session.configuration.statusInterval == nil ? nil : session.nextStatus)
+        }
     }
 
     /// A cue point at the current end of the current file (none before the first file, or in a full marker area).
@@ -126,19 +175,6 @@ public final class RecordSession {
         observer(
             .markerAdded(
                 number: writer.markerPositions.count, seconds: Double(framesInFile) / Double(format.sampleRate)))
-    }
-
-    /// The messages on the bus; the reason to end at end of stream.
-    private func readBus(_ pipeline: Pipeline) throws(RecordingError) -> Ending.Reason? {
-        while let message = pipeline.nextMessage(timeout: .zero) {
-            switch message {
-            case .error(let error): throw .sourceFailed(error)
-            case .endOfStream: return .sourceEnded
-            case .warning(let warning): observer(.warning(warning))
-            default: break
-            }
-        }
-        return nil
     }
 
     /// A `.status` event when one is due.
@@ -168,7 +204,17 @@ public final class RecordSession {
     private static func askForLongerPeriods(_ pipeline: Pipeline, launch: String) {
         guard !launch.contains("latency-time") else { return }
         for element in pipeline.allElements() where element.hasProperty("latency-time") {
-            try? element.set("latency-time", fromString: "50000")
+            try? element.set("latency-time", to: 50_000)
         }
     }
 }
+
+/// Where a recording's audio comes from: the pipeline's appsink, or a test's samples.
+protocol SampleInput: AnyObject {
+    /// The next buffer waiting, within `timeout`; nil when none (or at the end).
+    func pull(timeout: Duration, includingCaps: Bool) -> AppSink.Sample?
+    /// Whether the input has ended and every buffer was taken.
+    var isEndOfStream: Bool { get }
+}
+
+extension AppSink: SampleInput {}

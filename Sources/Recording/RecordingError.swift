@@ -15,7 +15,7 @@ public enum RecordingError: Error, Sendable {
     /// The source's first buffer had no rate and channels (`caps`: what it had, if anything).
     case noRateAndChannels(caps: String?)
     /// The source gives other samples than the asked format (a whole `.pipeline` source).
-    case formatMismatch(given: String, expected: String)
+    case formatMismatch(given: AudioFormat, expected: AudioFormat)
     /// A file could not be created.
     case cannotCreate(path: String, WAVWriteError)
     /// Writing failed (a full disk, an I/O error, a reader gone); the file holds `secondsKept` of audio.

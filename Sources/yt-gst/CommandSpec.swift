@@ -18,7 +18,7 @@ struct CommandSpec: Sendable {
         for option in options + [CommandSpec.helpOption] {
             var left = option.short.map { "-\($0), " } ?? "    "
             left += "--\(option.name)"
-            if let value = option.valueName { left += option.optionalNumber ? " [\(value)]" : " \(value)" }
+            if let value = option.valueName { left += option.valueIsOptional ? " [\(value)]" : " \(value)" }
             let pad =
                 left.count < 26
                 ? String(repeating: " ", count: 26 - left.count) : "\n" + String(repeating: " ", count: 28)
@@ -60,9 +60,9 @@ extension CommandSpec {
             else {
                 throw UsageError("unknown option \(argument)")
             }
-            if option.optionalNumber {
+            if option.valueIsOptional {
                 result.flags.insert(option.name)
-                if let value = inlineValue ?? remaining.first.flatMap({ Int($0) != nil ? $0 : nil }) {
+                if let value = inlineValue ?? remaining.first.flatMap({ option.takesAsValue($0) ? $0 : nil }) {
                     if inlineValue == nil { remaining.removeFirst() }
                     result.values[option.name, default: []].append(value)
                 }

@@ -15,6 +15,12 @@ struct StatusLine {
         drawn = true
     }
 
+    /// Prints a line on stderr above the status line (the next status draws it again).
+    mutating func say(_ line: String) {
+        clear()
+        Terminal.error(line)
+    }
+
     /// Removes the line so the next output starts on a clean line.
     mutating func clear() {
         guard enabled, drawn else { return }

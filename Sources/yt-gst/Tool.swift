@@ -17,6 +17,7 @@ enum Tool {
         Command(spec: PlayCommand.spec, run: { arguments throws(UsageError) in try PlayCommand(arguments).run() }),
         Command(spec: RecordCommand.spec, run: { arguments throws(UsageError) in try RecordCommand(arguments).run() }),
         Command(spec: InfoCommand.spec, run: { arguments throws(UsageError) in try InfoCommand(arguments).run() }),
+        Command(spec: CtlCommand.spec, run: { arguments throws(UsageError) in try CtlCommand(arguments).run() }),
         Command(
             spec: PipelinesCommand.spec, run: { arguments throws(UsageError) in try PipelinesCommand(arguments).run() }),
         Command(

@@ -6,11 +6,11 @@ import WAV
 
 @Suite struct CapsTests {
     @Test(arguments: [
-        (SampleEncoding.pcm, 8, ByteOrder.little, "U8"), (.pcm, 16, .little, "S16LE"), (.pcm, 24, .little, "S24LE"),
-        (.pcm, 32, .little, "S32LE"), (.float, 32, .little, "F32LE"), (.float, 64, .little, "F64LE"),
-        (.pcm, 16, .big, "S16BE"), (.pcm, 24, .big, "S24BE"), (.float, 32, .big, "F32BE"),
+        (SampleEncoding.pcm, 8, ByteOrder.little, AudioFormat.u8), (.pcm, 16, .little, .s16LE),
+        (.pcm, 24, .little, .s24LE), (.pcm, 32, .little, .s32LE), (.float, 32, .little, .f32LE),
+        (.float, 64, .little, .f64LE), (.pcm, 16, .big, .s16BE), (.pcm, 24, .big, .s24BE), (.float, 32, .big, .f32BE),
     ])
-    func sampleFormats(encoding: SampleEncoding, bits: Int, order: ByteOrder, expected: String) {
+    func sampleFormats(encoding: SampleEncoding, bits: Int, order: ByteOrder, expected: AudioFormat) {
         let format = WAVFormat(
             formatTag: encoding == .pcm ? 1 : 3, encoding: encoding, byteOrder: order, channels: 1, sampleRate: 8000,
             bitsPerSample: bits, blockAlign: bits / 8)
@@ -23,7 +23,7 @@ import WAV
         let format = WAVFormat(
             formatTag: 0xFFFE, subFormatTag: 1, encoding: .pcm, channels: 2, sampleRate: 48_000, bitsPerSample: 32,
             validBits: 24, blockAlign: 8)
-        #expect(format.rawSampleFormat == "S32LE")
+        #expect(format.rawSampleFormat == .s32LE)
     }
 
     @Test(
@@ -55,7 +55,7 @@ import WAV
         try pipeline.setState(.playing)
         var ended = false
         for _ in 0..<100 {
-            switch pipeline.nextMessage(timeout: .milliseconds(50)) {
+            switch pipeline.nextMessage(timeout: .milliseconds(50))?.view {
             case .endOfStream?: ended = true
             case .error(let error)?: Issue.record("\(channels) channels: \(error)")
             default: continue

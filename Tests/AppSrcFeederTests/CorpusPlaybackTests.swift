@@ -55,7 +55,7 @@ import WAV
             } else if sink.isEndOfStream {
                 break
             }
-            if case .error(let error)? = player.nextEvent(timeout: .zero) { throw error }
+            if case .error(let error)? = player.nextEvent(timeout: .zero)?.view { throw error }
         }
         #expect(sink.isEndOfStream, "\(name): no end of stream")
         let pushedUnitBytes = feeder.chunkBytes / Int(feeder.chunkUnits)
@@ -66,9 +66,10 @@ import WAV
     /// manifest's form: little-endian integers of the file's container width.
     static func containerLittleEndian(_ pushed: [UInt8], format: WAVFormat) -> [UInt8] {
         let swapWidth =
-            format.byteOrder == .big && format.rawSampleFormat?.hasSuffix("BE") == true ? format.bytesPerSample : 1
+            format.byteOrder == .big && format.rawSampleFormat?.rawValue.hasSuffix("BE") == true
+            ? format.bytesPerSample : 1
         var little = swapWidth > 1 ? swapped(pushed, width: swapWidth) : pushed
-        if format.rawSampleFormat == "F64LE" && format.encoding == .pcm {
+        if format.rawSampleFormat == .f64LE && format.encoding == .pcm {
             little = narrowed(little, width: format.bytesPerSample)
         }
         return little
@@ -97,39 +98,36 @@ import WAV
 
     @Test(.enabled(if: CorpusManifest.shouldRun, Comment(rawValue: CorpusManifest.skipNote)))
     func validPCMAndFloatArriveBitExact() throws {
-        Gst.initialize()
-        var tally = Tally()
-        for row in try CorpusManifest.rows() where row.expectedValid && row.isPCMOrFloat {
-            var passed = false
-            do {
-                let (hash, frames) = try pcmHash(of: row.url.path)
-                let hashOK = row.pcmSHA256.isEmpty || hash == row.pcmSHA256
-                passed = hashOK && frames == row.frames
-                #expect(hashOK, "\(row.path): sha256 \(hash) != \(row.pcmSHA256)")
-                #expect(frames == row.frames, "\(row.path): \(frames) frames, manifest says \(row.frames ?? -1)")
-            } catch {
-                Issue.record("\(row.path): \(error)")
-            }
-            tally.add(row.variant, checked: true, passed: passed)
+        try checkValidPCMAndFloat(title: "corpus expected_valid=yes PCM/float through appsrc ! appsink") { row in
+            try pcmHash(of: row.url.path)
         }
-        tally.print(title: "corpus expected_valid=yes PCM/float through appsrc ! appsink")
     }
 
     /// The same files through a pipe, at the library level: a `StreamReader` over the file's bytes handed out in
     /// odd-sized pieces (short reads everywhere), through a real appsrc; the samples must be the manifest's.
     @Test(.enabled(if: CorpusManifest.shouldRun, Comment(rawValue: CorpusManifest.skipNote)))
     func validPCMAndFloatArriveBitExactFromAStream() throws {
+        let title = "corpus expected_valid=yes PCM/float from a stream through appsrc ! appsink"
+        try checkValidPCMAndFloat(title: title) { row in
+            let bytes = Array(try Data(contentsOf: row.url))
+            let reader = StreamReader(MemoryStream(bytes, pieceSize: 4093))
+            let file = try WAVFile(reader: reader)
+            #expect(file.isStream, "\(row.path)")
+            return try pcmHash(of: try WAVFeeder(file: file, reader: reader, name: row.path), name: row.path)
+        }
+    }
+
+    /// Hashes the samples of every expected-valid PCM or float file of the corpus with `hash` and compares them
+    /// and their frame count with the manifest's; prints the tally per variant under `title`.
+    private func checkValidPCMAndFloat(
+        title: String, hash: (CorpusRow) throws -> (sha256: String, frames: Int64)
+    ) throws {
         Gst.initialize()
         var tally = Tally()
         for row in try CorpusManifest.rows() where row.expectedValid && row.isPCMOrFloat {
             var passed = false
             do {
-                let bytes = Array(try Data(contentsOf: row.url))
-                let reader = StreamReader(MemoryStream(bytes, pieceSize: 4093))
-                let file = try WAVFile(reader: reader)
-                #expect(file.isStream, "\(row.path)")
-                let (hash, frames) = try pcmHash(
-                    of: try WAVFeeder(file: file, reader: reader, name: row.path), name: row.path)
+                let (hash, frames) = try hash(row)
                 let hashOK = row.pcmSHA256.isEmpty || hash == row.pcmSHA256
                 passed = hashOK && frames == row.frames
                 #expect(hashOK, "\(row.path): sha256 \(hash) != \(row.pcmSHA256)")
@@ -139,7 +137,7 @@ import WAV
             }
             tally.add(row.variant, checked: true, passed: passed)
         }
-        tally.print(title: "corpus expected_valid=yes PCM/float from a stream through appsrc ! appsink")
+        tally.print(title: title)
     }
 
     /// The same files through a real pipe into the binary: `cat FILE | yt-gst play - --pipeline '... filesink'`, four
@@ -241,7 +239,7 @@ import WAV
             } else if sink.isEndOfStream {
                 ended = true
             }
-            switch player.nextEvent(timeout: .zero) {
+            switch player.nextEvent(timeout: .zero)?.view {
             case .error(let error)?: throw error
             case .endOfStream?: ended = true
             default: break

@@ -40,7 +40,7 @@ import WAV
             } else if sink.isEndOfStream {
                 break
             }
-            if case .error(let e)? = player.nextEvent(timeout: .zero) {
+            if case .error(let e)? = player.nextEvent(timeout: .zero)?.view {
                 error = e
                 break
             }

@@ -59,7 +59,7 @@ import Testing
         let runs = Self.runs(appsrc.events)
         #expect(runs.map(\.bytes) == [first.samples.count, second.samples.count, third.samples.count])
         #expect(runs.map(\.caps.rate) == [44_100, 48_000, 8_000])
-        #expect(runs.map(\.caps.format) == ["S16LE", "S24LE", "S16LE"])
+        #expect(runs.map(\.caps.format) == [.s16LE, .s24LE, .s16LE])
         #expect(runs.map(\.caps.channels) == [2, 2, 1])
         let everything = appsrc.bytes == first.samples + second.samples + third.samples
         #expect(everything, "the three files' samples, in order, are not what was pushed")
@@ -110,15 +110,31 @@ import Testing
         #expect(chain.segment(at: appsrc.now)?.position == 0)
         heard += appsrc.advance(by: .milliseconds(300))
         #expect(chain.segment(at: appsrc.now)?.position == 1, "0.6 s in: the second file plays")
-        #expect(appsrc.bus.events.isEmpty)
+        let began = appsrc.bus.events.map { message -> String? in
+            guard case .application(let structure) = message.view else { return nil }
+            return structure.name
+        }
+        #expect(began == [GaplessChain.fileBeganMessage], "the switch to the next file wakes the loop")
+        for _ in began { _ = appsrc.bus.nextEvent(timeout: .zero) }
         heard += appsrc.advance(by: .milliseconds(150))
         let both = heard.flatMap(\.bytes) == a.samples + b.samples
         #expect(both, "the sink took both files, in order, by 0.75 s")
-        guard case .endOfStream? = appsrc.bus.nextEvent(timeout: .zero) else {
+        guard case .endOfStream? = appsrc.bus.nextEvent(timeout: .zero)?.view else {
             Issue.record("no end of stream on the bus at the end of the list: \(appsrc.bus.events)")
             return
         }
         #expect(chain.ending == .endOfList)
+    }
+
+    /// Attaching a chain that opened no file (before `prepare`, or when none could open) says there is nothing
+    /// to play, not that a state change failed.
+    @Test func attachingBeforeAFileOpensIsNothingToPlay() throws {
+        let missing = dir.appendingPathComponent("missing.wav").path
+        let chain = GaplessChain(order: PlayOrder(files: [missing], passes: 1), settings: .init())
+        let before = #expect(throws: GstError.self) { try chain.attach(to: EmbeddedAppSource()) }
+        #expect(before?.kind == .nothingToPlay && before?.message == "nothing to play")
+        #expect(!chain.prepare(at: 0), "the file cannot open")
+        #expect((#expect(throws: GstError.self) { try chain.attach(to: EmbeddedAppSource()) })?.kind == .nothingToPlay)
     }
 
     @Test func aListPlayedOnceWithNothingToPlayPlaysAsNothing() throws {

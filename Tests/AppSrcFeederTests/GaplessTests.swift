@@ -60,7 +60,7 @@ final class ChainPlayback {
 
     /// The next sample; fails on a pipeline error or when none comes within 5 s.
     func pull() throws -> AppSink.Sample {
-        if case .error(let error)? = player.nextEvent(timeout: .zero) { throw error }
+        if case .error(let error)? = player.nextEvent(timeout: .zero)?.view { throw error }
         guard let sample = sink.pull(timeout: .seconds(5)) else {
             throw HarnessError(description: "no sample within 5 s (end of stream: \(sink.isEndOfStream))")
         }
@@ -80,7 +80,7 @@ final class ChainPlayback {
             }
         }
         guard sink.isEndOfStream else { throw HarnessError(description: "no end of stream within 5 s") }
-        if case .error(let error)? = player.nextEvent(timeout: .zero) { throw error }
+        if case .error(let error)? = player.nextEvent(timeout: .zero)?.view { throw error }
         return runs
     }
 
@@ -100,7 +100,7 @@ final class ChainPlayback {
 /// Whether the appsink's caps describe `wav`'s raw format exactly (typed fields, not text).
 func caps(_ caps: Caps?, describe wav: SyntheticWAV) -> Bool {
     let format = wav.bitsPerSample == 8 ? "U8" : "S\(wav.bitsPerSample)LE"
-    return caps?.format == format && caps?.rate == wav.sampleRate && caps?.channels == wav.channels
+    return caps?.format?.rawValue == format && caps?.rate == wav.sampleRate && caps?.channels == wav.channels
 }
 
 @Suite(.serialized) struct GaplessTests {

@@ -45,7 +45,7 @@ import WAV
             Issue.record("no caps first: \(appsrc.events.prefix(2))")
             return
         }
-        #expect(caps.rate == 8_000 && caps.channels == 1 && caps.format == "S16LE")
+        #expect(caps.rate == 8_000 && caps.channels == 1 && caps.format == .s16LE)
         #expect(appsrc.events.dropFirst().first == .tags([Message.Tag(name: "title", value: "Morning")]))
         #expect(appsrc.buffers.map(\.bytes.count) == [1_600, 1_600, 1_600], "the queue limit stops the pushing")
         appsrc.needData()
@@ -89,7 +89,7 @@ import WAV
         let rest = appsrc.advance(by: .milliseconds(750))
         let everything = (firstQuarter + rest).flatMap(\.bytes) == samples
         #expect(everything, "the sink took the whole file, in order")
-        guard case .endOfStream? = appsrc.bus.nextEvent(timeout: .zero) else {
+        guard case .endOfStream? = appsrc.bus.nextEvent(timeout: .zero)?.view else {
             Issue.record("no end of stream on the bus once the sink took the last buffer")
             return
         }
@@ -105,7 +105,7 @@ import WAV
         let appsrc = EmbeddedAppSource()
         try feeder.attach(to: appsrc)
         appsrc.needData()
-        guard case .error(let error)? = appsrc.bus.nextEvent(timeout: .zero) else {
+        guard case .error(let error)? = appsrc.bus.nextEvent(timeout: .zero)?.view else {
             Issue.record("no error on the bus: \(appsrc.bus.events)")
             return
         }

@@ -12,8 +12,9 @@ final class TmuxPane {
     init(_ command: String, dir: URL) throws {
         self.dir = dir
         let script = dir.appendingPathComponent("pane.sh")
-        // stty -a before and after, so the test can compare the terminal's settings.
-        let text = "stty -a > before.txt\n\(command)\necho EXIT=$?\nstty -a > after.txt\nsleep 60\n"
+        // stty -a before and after, so the test can compare the terminal's settings; EXIT= shows once after.txt is
+        // complete, so a test that saw it never reads a file being written.
+        let text = "stty -a > before.txt\n\(command)\ncode=$?\nstty -a > after.txt\necho EXIT=$code\nsleep 60\n"
         try Data(text.utf8).write(to: script)
         let r = try Run.run(
             "/usr/bin/tmux",

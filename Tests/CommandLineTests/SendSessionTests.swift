@@ -11,10 +11,11 @@ import Testing
 @testable import Streaming
 @testable import yt_gst
 
-/// RTP packets arriving at a loopback UDP port: when each came, and its RTP timestamp.
+/// RTP packets arriving at a loopback UDP port: when each came, its RTP timestamp and its payload.
 final class RTPPackets: Sendable {
+    typealias Arrival = (at: ContinuousClock.Instant, timestamp: UInt32, payload: [UInt8])
     private let socket: Int32
-    private let arrivals = Mutex<[(at: ContinuousClock.Instant, timestamp: UInt32)]>([])
+    private let arrivals = Mutex<[Arrival]>([])
     private let running = Atomic<Bool>(true)
 
     init(port: Int) throws {
@@ -40,14 +41,15 @@ final class RTPPackets: Sendable {
             let count = recv(socket, &buffer, buffer.count, 0)
             guard count >= 12 else { continue }
             let timestamp = buffer[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            arrivals.withLock { $0.append((.now, timestamp)) }
+            let payload = Array(buffer[(12 + 4 * Int(buffer[0] & 0x0F))..<count])
+            arrivals.withLock { $0.append((.now, timestamp, payload)) }
         }
         close(socket)
     }
 
     func stop() { running.store(false, ordering: .relaxed) }
 
-    var all: [(at: ContinuousClock.Instant, timestamp: UInt32)] { arrivals.withLock { $0 } }
+    var all: [Arrival] { arrivals.withLock { $0 } }
 }
 
 /// A scratch directory with tone files of `seconds` each, named a.wav, b.wav, ...
@@ -199,6 +201,7 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
         var phaseSince = ContinuousClock.now
         var resumedAt: ClockTime?
         var resumedAfter = Duration.zero
+        var afterResuming: [String] = []  // what the statuses said after resuming, for a failure's message
         func segments() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: hls.path))?.count ?? 0 }
         var session: BroadcastSession!
         session = BroadcastSession(configuration) { event in
@@ -224,10 +227,13 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
                     }
                 // The first position past the held one, at least 0.6 s after resuming (the output starts again
                 // after its latency).
-                case 2 where elapsed > .milliseconds(600) && status.fileTime > (heldTimes.first ?? .zero):
-                    resumedAt = status.fileTime
-                    resumedAfter = elapsed
-                    advance(.next)
+                case 2:
+                    if afterResuming.count < 40 { afterResuming.append("\(elapsed): \(status.fileTime)") }
+                    if elapsed > .milliseconds(600) && status.fileTime > (heldTimes.first ?? .zero) {
+                        resumedAt = status.fileTime
+                        resumedAfter = elapsed
+                        advance(.next)
+                    }
                 case 3 where titles.count == 2 && elapsed > .milliseconds(400): advance(.previous)
                 case 4 where titles.count == 3 && elapsed > .milliseconds(400): advance(.stop(.requested))
                 default: break
@@ -248,8 +254,8 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
         let resumed = try #require(resumedAt).seconds - held.seconds
         let since = Double(resumedAfter.components.seconds) + Double(resumedAfter.components.attoseconds) / 1e18
         #expect(
-            resumed > 0 && resumed < since + 0.3, "\(resumed) s after the held place \(held), \(since) s after resuming"
-        )
+            resumed > 0 && resumed < since + 0.3,
+            "\(resumed) s after the held place \(held), \(since) s after resuming; statuses: \(afterResuming)")
         #expect(segmentsWhilePaused.last > segmentsWhilePaused.first, "no segments while paused")
         #expect(FileManager.default.fileExists(atPath: hls.appendingPathComponent("playlist.m3u8").path))
     }

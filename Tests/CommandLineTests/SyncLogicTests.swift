@@ -78,9 +78,18 @@ import Testing
     @Test func aDeviceThatRunsFastIsFollowedSampleBySample() {
         let (worst, filter) = follow(offset: 500, ppm: 200, noise: 30, seconds: 60)
         #expect(worst < 60, "the gap stays within 3 samples, not \(worst) µs")
-        // 200 ppm over ~59 s is 11.8 ms: about 570 one-sample steps after the first jump.
-        #expect((500...650).contains(filter.corrections), "\(filter.corrections) corrections")
+        // The start-up 500 µs plus 200 ppm over 60 s (12 ms), in steps of a few samples after the first jump.
+        #expect(abs(filter.corrected - 12_500) < 100, "\(filter.corrected) µs corrected")
+        #expect(filter.corrections >= 12_000 / 84, "\(filter.corrections) corrections of at most 4 samples")
         #expect(abs((filter.drift ?? 0) - 200) < 30, "drift estimated as \(filter.drift ?? 0) ppm")
+    }
+
+    /// A device 400 ppm fast (the lab's PulseAudio null sink fed by pulsesink runs up to that): followed within 3
+    /// samples. (One sample per step followed at most 208 ppm: the gap grew by 19 µs a second, over 1 ms here.)
+    @Test func aDeviceFasterThanOneSampleAStepIsFollowed() {
+        let (worst, filter) = follow(offset: 500, ppm: 400, noise: 30, seconds: 60)
+        #expect(worst < 65, "the gap stays within 3 samples, not \(worst) µs")
+        #expect(abs((filter.drift ?? 0) - 400) < 40, "drift estimated as \(filter.drift ?? 0) ppm")
     }
 
     @Test func nothingIsCorrectedBeforeTheDeviceClockSettles() {
@@ -90,6 +99,51 @@ import Testing
         #expect(moved == 0 && filter.phase != .following, "300 ms settling and 1 s measuring come first")
         filter.restart()
         #expect(filter.phase == .settling && filter.gap == nil)
+    }
+}
+
+/// pulsesink's clock from PulseAudio's timing snapshots (`PulseStreamClock`), on a server whose clock is not this
+/// process's: under libfaketime (the lab's --device-ppm) or on another host libpulse marks every snapshot's clocks
+/// unsynchronised, and all of them were dropped (with each request left pending for its 1 s timeout), so pulsesink
+/// ran on libpulse's smoothed time instead.
+@Suite struct PulseStreamClockTests {
+    /// A `pa_timing_info` (104 bytes) of a playing stream: read index `readFrames` of 4-byte frames, sink latency
+    /// `sinkLatency` µs, and libpulse's verdict on the two wall clocks.
+    static func timingInfo(readFrames: Int64, sinkLatency: UInt64, synchronizedClocks: Int32) -> [UInt8] {
+        var info = [UInt8](repeating: 0, count: 104)
+        info.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(
+                of: synchronizedClocks, toByteOffset: PulseStreamClock.TimingInfo.synchronizedClocks, as: Int32.self)
+            bytes.storeBytes(of: sinkLatency, toByteOffset: PulseStreamClock.TimingInfo.sinkLatency, as: UInt64.self)
+            bytes.storeBytes(of: Int32(1), toByteOffset: PulseStreamClock.TimingInfo.playing, as: Int32.self)
+            bytes.storeBytes(of: readFrames * 4, toByteOffset: PulseStreamClock.TimingInfo.readIndex, as: Int64.self)
+        }
+        return info
+    }
+
+    @Test func aSnapshotCountsWhateverTheServersWallClock() {
+        for synchronized: Int32 in [1, 0] {
+            let info = Self.timingInfo(readFrames: 48_000, sinkLatency: 10_000, synchronizedClocks: synchronized)
+            let position = info.withUnsafeBytes {
+                PulseStreamClock.position(in: $0.baseAddress!, rate: 48_000, frameBytes: 4)
+            }
+            #expect(position == 47_520, "the read index less the sink's 10 ms (clocks synchronised: \(synchronized))")
+        }
+    }
+
+    /// Snapshots every 20 ms of a stream 300 ppm fast give the line at once; an answer with nothing usable in it
+    /// still lets the next request go.
+    @Test func answersAreFittedAndEveryAnswerLetsTheNextRequestGo() throws {
+        var state = PulseStreamClock.StreamState()
+        for n in 1...12 {
+            state.requestSent = UInt64(n) * 20_000
+            state.answered(at: Double(n) * 20_000 + 200, position: Double(n) * 960 * 1.0003)
+        }
+        let line = try #require(state.line)
+        #expect(abs(line.slope * 1e6 - 48_000 * 1.0003) < 0.01, "\(line.slope * 1e6) frames a second")
+        state.requestSent = 300_000
+        state.answered(at: 300_500, position: nil)
+        #expect(state.requestSent == 0 && state.snapshots.count == 12)
     }
 }
 

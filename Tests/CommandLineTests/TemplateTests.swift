@@ -1,11 +1,11 @@
 // yt-gst — pipeline templates: placeholders taken out of the launch text and set as properties, every shipped
 // template parses, and the built-in copies match pipelines/.
-import AppSrcFeeder
 import Foundation
 import GstPlayer
 import TestSupport
 import Testing
 
+@testable import AppSrcFeeder
 @testable import yt_gst
 
 @Suite struct TemplateTests {

@@ -7,10 +7,10 @@ import Testing
 
     /// Caps as yt-gst makes them: raw PCM with and without positions, and the codec caps of WAV files.
     static let examples: [Caps] = [
-        .rawAudio(format: "S16LE", rate: 44_100, channels: 1),
-        .rawAudio(format: "S16LE", rate: 44_100, channels: 2, channelMask: 0x3),
-        .rawAudio(format: "S24_32LE", rate: 96_000, channels: 6, channelMask: 0x3F),
-        .rawAudio(format: "F32BE", rate: 8_000, channels: 12, channelMask: 0),
+        .rawAudio(format: .s16LE, rate: 44_100, channels: 1),
+        .rawAudio(format: .s16LE, rate: 44_100, channels: 2, channelMask: 0x3),
+        .rawAudio(format: .s24_32LE, rate: 96_000, channels: 6, channelMask: 0x3F),
+        .rawAudio(format: .f32BE, rate: 8_000, channels: 12, channelMask: 0),
         Caps(mediaType: "audio/x-alaw", fields: [("rate", .int(8_000)), ("channels", .int(1))]),
         Caps(
             mediaType: "audio/x-adpcm",
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func descriptionIsGStreamersSyntax() {
-        let caps = Caps.rawAudio(format: "S16LE", rate: 44_100, channels: 2, channelMask: 0x3)
+        let caps = Caps.rawAudio(format: .s16LE, rate: 44_100, channels: 2, channelMask: 0x3)
         #expect(
             caps.description
                 == "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, rate=(int)44100, channels=(int)2,"
@@ -49,7 +49,7 @@ import Testing
         let caps = try Caps(
             parsing: "audio/x-raw,format=S24LE,layout=interleaved,rate=48000,channels=6,channel-mask=(bitmask)0x3f")
         #expect(caps.mediaType == "audio/x-raw")
-        #expect(caps.format == "S24LE")
+        #expect(caps.format == .s24LE)
         #expect(caps.layout == "interleaved")
         #expect(caps.rate == 48_000)
         #expect(caps.channels == 6)
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func equalityIgnoresFieldOrderButNotValues() throws {
-        let written = Caps.rawAudio(format: "S16LE", rate: 8_000, channels: 1)
+        let written = Caps.rawAudio(format: .s16LE, rate: 8_000, channels: 1)
         #expect(try Caps(parsing: "audio/x-raw, channels=1, rate=8000, layout=interleaved, format=S16LE") == written)
         #expect(try Caps(parsing: "audio/x-raw, channels=1, rate=8001, layout=interleaved, format=S16LE") != written)
         var more = written
@@ -81,15 +81,15 @@ import Testing
 
     /// Caps made in Swift are what a real appsrc announces and what the appsink's sample carries.
     @Test(arguments: [
-        Caps.rawAudio(format: "S16LE", rate: 8_000, channels: 1),
-        Caps.rawAudio(format: "F32LE", rate: 48_000, channels: 6, channelMask: 0x3F),
+        Caps.rawAudio(format: .s16LE, rate: 8_000, channels: 1),
+        Caps.rawAudio(format: .f32LE, rate: 48_000, channels: 6, channelMask: 0x3F),
     ])
     func appSourceCapsArriveAtTheAppSink(caps: Caps) throws {
         let pipeline = try Pipeline(launch: "appsrc name=src ! appsink name=sink sync=false")
         defer { _ = try? pipeline.setState(.null) }
         let source = try pipeline.appSource(named: "src")
         try source.configure(caps: caps, streamType: .stream, maxBytes: 1 << 16, duration: nil)
-        let frameBytes = (caps.format == "S16LE" ? 2 : 4) * (caps.channels ?? 1)
+        let frameBytes = (caps.format == .s16LE ? 2 : 4) * (caps.channels ?? 1)
         let pushed = source.push(
             capacity: frameBytes * 100, fill: { $0.count },
             timing: { BufferTiming(frames: 0..<Int64($0 / frameBytes), rate: caps.rate ?? 1) })

@@ -18,7 +18,7 @@ import Testing
     /// came before `deadline`.
     static func outcome(of bus: some EventBus<Message>, before deadline: ContinuousClock.Instant) -> String? {
         while ContinuousClock.now < deadline {
-            while let message = bus.nextEvent(timeout: .zero) {
+            while let message = bus.nextEvent(timeout: .zero)?.view {
                 switch message {
                 case .endOfStream: return "end"
                 case .error(let error): return "error: \(error.message)"
@@ -34,14 +34,14 @@ import Testing
         let bus = EmbeddedBus<Message>()
         #expect(!Self.isReadable(bus.eventDescriptor))
         bus.post(.application(Structure(name: "yt-gst/first")))
-        bus.post(.endOfStream)
+        bus.post(.endOfStream())
         #expect(Self.isReadable(bus.eventDescriptor))
-        guard case .application(let first)? = bus.nextEvent(timeout: .zero), first.name == "yt-gst/first" else {
+        guard case .application(let first)? = bus.nextEvent(timeout: .zero)?.view, first.name == "yt-gst/first" else {
             Issue.record("not the first event first")
             return
         }
         #expect(Self.isReadable(bus.eventDescriptor), "one more waits")
-        guard case .endOfStream? = bus.nextEvent(timeout: .zero) else {
+        guard case .endOfStream? = bus.nextEvent(timeout: .zero)?.view else {
             Issue.record("not the second event second")
             return
         }
@@ -62,8 +62,8 @@ import Testing
 
     @Test func nextEventWaitsUpToItsTimeoutForAPost() {
         let bus = EmbeddedBus<Message>()
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { bus.post(.endOfStream) }
-        guard case .endOfStream? = bus.nextEvent(timeout: .seconds(20)) else {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { bus.post(.endOfStream()) }
+        guard case .endOfStream? = bus.nextEvent(timeout: .seconds(20))?.view else {
             Issue.record("nothing came within the timeout")
             return
         }

@@ -59,7 +59,7 @@ import Testing
         var sawPlaying = false
         var sawEOS = false
         for _ in 0..<200 {
-            guard let message = pipeline.nextMessage(timeout: .milliseconds(50)) else { continue }
+            guard let message = pipeline.nextMessage(timeout: .milliseconds(50))?.view else { continue }
             if case .stateChanged(_, .playing, _, true) = message { sawPlaying = true }
             if case .endOfStream = message {
                 sawEOS = true
@@ -94,7 +94,7 @@ import Testing
         var tags: [Message.Tag] = []
         var application: String?
         for _ in 0..<200 {
-            guard let message = pipeline.nextMessage(timeout: .milliseconds(50)) else { continue }
+            guard let message = pipeline.nextMessage(timeout: .milliseconds(50))?.view else { continue }
             if case .tags(let found) = message { tags += found }
             if case .application(let structure) = message { application = structure.name }
             if case .endOfStream = message { break }
@@ -110,7 +110,7 @@ import Testing
         try pipeline.setState(.playing)
         var level: Structure?
         for _ in 0..<200 {
-            guard let message = pipeline.nextMessage(timeout: .milliseconds(50)) else { continue }
+            guard let message = pipeline.nextMessage(timeout: .milliseconds(50))?.view else { continue }
             if case .element(let structure) = message, structure.name == "level" { level = structure }
             if case .endOfStream = message { break }
         }

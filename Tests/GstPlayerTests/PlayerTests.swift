@@ -7,10 +7,10 @@ import Testing
     init() { Gst.initialize() }
 
     /// Waits for end of stream or an error; fails the test on timeout.
-    func waitForEnd(_ player: Player, timeout: Duration = .seconds(10)) throws -> Message? {
+    func waitForEnd(_ player: Player, timeout: Duration = .seconds(10)) throws -> Message.View? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
-            switch player.nextEvent(timeout: .milliseconds(50)) {
+            switch player.nextEvent(timeout: .milliseconds(50))?.view {
             case .endOfStream?: return .endOfStream
             case .error(let error)?: throw error
             default: continue
@@ -79,6 +79,24 @@ import Testing
         #expect((#expect(throws: GstError.self) { try player.setVolume(0.5) })?.kind == .notFound)
     }
 
+    /// Controls before the first play or after `stop()` say that nothing plays (not that a state change failed).
+    @Test func controlsWithNothingPlayingAreNotPlaying() throws {
+        let player = Player(launch: "appsrc name=src ! volume name=volume ! fakesink")
+        let controls: [(String, () throws(GstError) -> Void)] = [
+            ("seek", { () throws(GstError) in try player.seek(to: .zero) }),
+            ("volume", { () throws(GstError) in try player.setVolume(0.5) }),
+            ("mute", { () throws(GstError) in try player.setMuted(true) }),
+        ]
+        for (name, control) in controls {
+            let before = #expect(throws: GstError.self, "\(name)") { try control() }
+            #expect(before?.kind == .notPlaying && before?.message == "nothing is playing", "\(name)")
+        }
+        try player.play(SilenceSource(buffers: 5))
+        try player.setVolume(0.5)
+        player.stop()
+        #expect((#expect(throws: GstError.self) { try player.setVolume(0.5) })?.kind == .notPlaying)
+    }
+
     @Test func playingAgainRestartsCleanly() throws {
         let first = SilenceSource(buffers: 1000)
         let second = SilenceSource(buffers: 3)
@@ -96,7 +114,7 @@ import Testing
         player.post("yt-gst/key")
         var names: [String] = []
         for _ in 0..<40 {
-            if case .application(let message)? = player.nextEvent(timeout: .milliseconds(50)) {
+            if case .application(let message)? = player.nextEvent(timeout: .milliseconds(50))?.view {
                 names.append(message.name)
             }
         }

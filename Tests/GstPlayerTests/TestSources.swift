@@ -17,7 +17,7 @@ final class SilenceSource: Feeder, Sendable {
 
     func attach(to source: any AppSourceProtocol) throws(GstError) {
         try source.configure(
-            caps: .rawAudio(format: "S16LE", rate: 8000, channels: 1), streamType: .seekable,
+            caps: .rawAudio(format: .s16LE, rate: 8000, channels: 1), streamType: .seekable,
             maxBytes: 3 * 1600, duration: ClockTime(frames: Int64(buffers) * framesPerBuffer, rate: rate))
         source.setCallbacks(callbacks)
     }

@@ -19,6 +19,20 @@ struct BroadcastTests {
 
     func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
 
+    /// A lab of `hosts` with an Icecast server started on its host "m" (the master); the lab is closed here when the
+    /// server does not start, by the caller otherwise.
+    func labWithIcecast(_ hosts: [String]) throws -> (NetworkLab, IcecastServer) {
+        let lab = try NetworkLab(hosts: hosts)
+        do {
+            let master = try IcecastServer(lab: lab, host: lab.host("m"))
+            try master.start()
+            return (lab, master)
+        } catch {
+            lab.close()
+            throw error
+        }
+    }
+
     /// `yt-gst stream` in host "s", running in the background.
     func broadcast(_ lab: NetworkLab, _ arguments: [String]) throws -> Launched {
         try lab.launch(in: lab.host("s"), Binary.path, ["stream"] + arguments)
@@ -39,10 +53,8 @@ struct BroadcastTests {
     @Test(arguments: ["opus", "vorbis"])
     func masterAndRelayServeManyListeners(codec: String) throws {
         defer { Paths.removeScratch(dir) }
-        let lab = try NetworkLab(hosts: ["m", "r", "s", "l"])
+        let (lab, master) = try labWithIcecast(["m", "r", "s", "l"])
         defer { lab.close() }
-        let master = try IcecastServer(lab: lab, host: lab.host("m"))
-        try master.start()
         let tone = path("tone.wav")
         try Broadcast.tone(tone, seconds: 12, frequency: 440)
         let sender = try broadcast(
@@ -96,10 +108,8 @@ struct BroadcastTests {
     /// Each file's title (INAM/IART, else the file name) is the mount's title while that file plays.
     @Test func titleChangesAtEachFileBoundary() throws {
         defer { Paths.removeScratch(dir) }
-        let lab = try NetworkLab(hosts: ["m", "s"])
+        let (lab, master) = try labWithIcecast(["m", "s"])
         defer { lab.close() }
-        let master = try IcecastServer(lab: lab, host: lab.host("m"))
-        try master.start()
         try Broadcast.tone(path("a.wav"), seconds: 3, frequency: 440, title: "Alpha", artist: "Band")
         try Broadcast.tone(path("b.wav"), seconds: 3, frequency: 550)
         try Broadcast.tone(path("c.wav"), seconds: 3, frequency: 660, title: "Gamma")
@@ -137,10 +147,8 @@ struct BroadcastTests {
     /// has played, finishes its recording and exits 0.
     @Test func senderRelayAndListenerRecoverFromAMasterRestart() throws {
         defer { Paths.removeScratch(dir) }
-        let lab = try NetworkLab(hosts: ["m", "r", "s", "l"])
+        let (lab, master) = try labWithIcecast(["m", "r", "s", "l"])
         defer { lab.close() }
-        let master = try IcecastServer(lab: lab, host: lab.host("m"))
-        try master.start()
         try Broadcast.tone(path("a.wav"), seconds: 6, frequency: 440, title: "First")
         try Broadcast.tone(path("b.wav"), seconds: 6, frequency: 440, title: "Second")
         let sender = try broadcast(
@@ -200,10 +208,8 @@ struct BroadcastTests {
     /// back the mount streams again and a listener hears the tone.
     @Test func hlsGoesOnWhileIcecastReconnects() throws {
         defer { Paths.removeScratch(dir) }
-        let lab = try NetworkLab(hosts: ["m", "s"])
+        let (lab, master) = try labWithIcecast(["m", "s"])
         defer { lab.close() }
-        let master = try IcecastServer(lab: lab, host: lab.host("m"))
-        try master.start()
         let tone = path("tone.wav")
         try Broadcast.tone(tone, seconds: 18, frequency: 440)
         let hls = path("hls")
@@ -249,10 +255,8 @@ struct BroadcastTests {
     /// `yt-gst receive http://` plays a mount from start to end, says each title as it changes, exits 0.
     @Test func receivePlaysAMountToTheEndWithItsTitles() throws {
         defer { Paths.removeScratch(dir) }
-        let lab = try NetworkLab(hosts: ["m", "s", "l"])
+        let (lab, master) = try labWithIcecast(["m", "s", "l"])
         defer { lab.close() }
-        let master = try IcecastServer(lab: lab, host: lab.host("m"))
-        try master.start()
         try Broadcast.tone(path("a.wav"), seconds: 3, frequency: 440, title: "Alpha", artist: "Band")
         try Broadcast.tone(path("b.wav"), seconds: 3, frequency: 440)
         let sender = try broadcast(
@@ -290,10 +294,8 @@ struct BroadcastTests {
     /// Wrong password, a mount already in use, no server: one line each, exit 1.
     @Test func refusedAndUnreachableServersAreOneLineErrors() throws {
         defer { Paths.removeScratch(dir) }
-        let lab = try NetworkLab(hosts: ["m", "s"])
+        let (lab, master) = try labWithIcecast(["m", "s"])
         defer { lab.close() }
-        let master = try IcecastServer(lab: lab, host: lab.host("m"))
-        try master.start()
         let tone = path("tone.wav")
         try Broadcast.tone(tone, seconds: 6, frequency: 440)
         let host = "\(master.host.address):\(master.port)"

@@ -161,6 +161,51 @@ import Testing
         if let full, let quarter, let silent { #expect(full < quarter && quarter < silent, "\(peaks)") }
     }
 
+    /// Volume and mute reach the output within 100 ms of the call (at the session's end: the output's own latency
+    /// comes on top) along a short ramp: around each change no sample steps further from the last than the sine
+    /// itself does (a step in gain would: a click).
+    @Test func volumeAndMuteRampWithoutAClick() throws {
+        let directory = try Paths.makeScratch("receive-ramp")
+        defer { Paths.removeScratch(directory) }
+        let path = directory.appendingPathComponent("out.wav").path
+        let port = Self.port()
+        var configuration = Self.configuration(port: port, output: "audioconvert ! wavenc ! filesink location=\(path)")
+        configuration.statusInterval = .milliseconds(20)
+        let sender = try Sender(port: port, seconds: 3)
+        // At these seconds of audio received: the volume to a quarter, mute, unmute; the frame where each was asked.
+        let script: [(at: Double, level: Int, command: (ReceiveSession.Control) -> Void)] = [
+            (0.6, 4_096, { $0.setVolume(0.25) }), (1.2, 0, { $0.setMute(true) }), (1.8, 4_096, { $0.setMute(false) }),
+        ]
+        var asked: [Int] = []
+        var control: ReceiveSession.Control?
+        let session = ReceiveSession(configuration) { event in
+            guard case .status(let status) = event, asked.count < script.count, let control else { return }
+            let received = status.stats.audio.duration
+            guard received.seconds >= script[asked.count].at else { return }
+            asked.append(Int(received.frames(rate: 44_100)))
+            script[asked.count - 1].command(control)
+        }
+        control = session.control
+        let (ending, _) = try Self.run(session)
+        _ = sender
+        #expect(ending.reason == .senderFinished && ending.finalised && asked.count == script.count)
+        let left = try RecordedWAV(path: path).int16s.enumerated().filter { $0.offset % 2 == 0 }.map { Int($0.element) }
+        func peak(_ range: Range<Int>) -> Int { left[range.clamped(to: left.indices)].map(abs).max() ?? -1 }
+        func steepest(_ range: Range<Int>) -> Int {
+            let range = range.clamped(to: 1..<left.count)
+            return range.map { abs(left[$0] - left[$0 - 1]) }.max() ?? 0
+        }
+        // The sine's own steepest step at full level (2π·440/44100 of 16383, about 1027).
+        let sine = steepest(4_410..<22_050)
+        #expect(abs(peak(4_410..<22_050) - 16_383) < 200 && sine > 900 && sine < 1_100, "sine \(sine)")
+        for (frame, step) in zip(asked, script) {
+            let after = peak(frame + 4_410..<frame + 8_820)  // 100 to 200 ms after the call
+            #expect(abs(after - step.level) < 100, "\(after) after the call at frame \(frame), not \(step.level)")
+            let click = steepest(frame - 2_205..<frame + 8_820)
+            #expect(click <= sine + sine / 10, "a step of \(click) near frame \(frame) (the sine's: \(sine))")
+        }
+    }
+
     /// The largest absolute sample of each window of `window` frames of a 16-bit stereo WAV written by wavenc.
     static func peaks(ofWAV path: String, window: Int) throws -> [Int] {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -32,7 +32,7 @@ extension Harness {
             } else if sink.isEndOfStream {
                 ended = true
             }
-            while let event = player.nextEvent(timeout: .zero) {
+            while let event = player.nextEvent(timeout: .zero)?.view {
                 switch event {
                 case .error(let error): throw error
                 case .endOfStream: ended = true
@@ -45,7 +45,7 @@ extension Harness {
         // The appsink can report its end before the bus has delivered everything (tags come before the EOS message).
         let drainUntil = ContinuousClock.now.advanced(by: .seconds(2))
         drain: while ended, ContinuousClock.now < drainUntil {
-            switch player.nextEvent(timeout: .milliseconds(50)) {
+            switch player.nextEvent(timeout: .milliseconds(50))?.view {
             case .tags(let tags)?: collected.tags += tags
             case .endOfStream?, .error?: break drain
             default: continue

@@ -14,15 +14,15 @@ public enum Harness {
     public static func play(
         _ source: some Feeder, launch: String, timeout: Duration = .seconds(20),
         whilePlaying: (Player) throws -> Void = { _ in }
-    ) throws -> [Message] {
+    ) throws -> [Message.View] {
         let player = Player(launch: launch)
         defer { player.stop() }
         try player.play(source)
         try whilePlaying(player)
-        var events: [Message] = []
+        var events: [Message.View] = []
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
-            guard let event = player.nextEvent(timeout: .milliseconds(50)) else { continue }
+            guard let event = player.nextEvent(timeout: .milliseconds(50))?.view else { continue }
             events.append(event)
             switch event {
             case .endOfStream: return events

@@ -19,6 +19,9 @@ public struct MultiRoomRun: Sendable {
     /// The lag receiver 2 should have behind receiver 1 (a delay), and the bound for `settleSeconds`.
     public var expectMicroseconds: Double = 0
     public var boundMicroseconds: Double = 50
+    /// Parts per million the audio server's clock runs fast (libfaketime): its null sink, every receiver's output
+    /// and what is recorded, plays that much faster than the sender's clock (on top of its own rate, see `device`).
+    public var devicePPM: Double = 0
     /// Receiver → parts per million its clocks run fast (libfaketime).
     public var fast: [Int: Double] = [:]
     /// Receiver → percent of incoming packets dropped (nftables).
@@ -29,6 +32,10 @@ public struct MultiRoomRun: Sendable {
     public var join: [Int: Double] = [:]
     /// The steady statistics start this long after sending (the start-up left out).
     public var warmupSeconds: Double = 5
+    /// CPU hogs beside the lab (`stress-ng --cpu 1` each), from before the receivers start.
+    public var hogs = 0
+    /// The audio server: "pulseaudio", or "pipewire" (PipeWire with pipewire-pulse on the same socket).
+    public var server = "pulseaudio"
 
     public init(senders: [String], receivers: [String]) {
         self.senders = senders
@@ -42,8 +49,9 @@ public struct MultiRoomRun: Sendable {
         return senders.flatMap { ["--sender", $0] } + before.flatMap { ["--pre", $0] }
             + receivers.flatMap { ["--receiver", $0] }
             + ["--seconds", "\(seconds)", "--expect-us", "\(expectMicroseconds)", "--bound-us", "\(boundMicroseconds)"]
+            + ["--device-ppm", "\(devicePPM)"]
             + pairs("--fast", fast) + pairs("--loss", loss) + pairs("--jitter", jitter) + pairs("--join", join)
-            + ["--warmup-s", "\(warmupSeconds)"]
+            + ["--warmup-s", "\(warmupSeconds)", "--hog", "\(hogs)", "--server", server]
     }
 }
 
@@ -71,6 +79,30 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
         public var maxAbsUs: Double?
         public var driftUsPerS: Double?
         public var rangeUs: Double?
+        /// The range and drift of the windows between the lag's 5th and 95th percentile (without one transient).
+        public var coreRangeUs: Double?
+        public var coreDriftUsPerS: Double?
+        /// The longest run of digital silence in either receiver's sound, from the stretch's start on.
+        public var longestGapMs: Double?
+    }
+    /// Sending → sound along the steady stretch, in real time (see skew.py's `latency_track`).
+    public struct LatencyTrack: Decodable, Sendable {
+        /// At the start of the stretch.
+        public var ms: Double
+        /// Least-squares slope over the stretch, and max − min.
+        public var driftUsPerS: Double
+        public var rangeUs: Double
+        public var points: Int
+    }
+    public struct LatencyTracks: Decodable, Sendable {
+        public var left: LatencyTrack?
+        public var right: LatencyTrack?
+    }
+    /// The device all receivers play to: the rate set (`MultiRoomRun.devicePPM`) and the one measured from the
+    /// recording against CLOCK_MONOTONIC (the sender's clock), from the start of sending on.
+    public struct Device: Decodable, Sendable {
+        public var setPpm: Double
+        public var measuredPpm: Double?
     }
     public struct Lab: Decodable, Sendable {
         public var secondsRecorded: Double
@@ -94,6 +126,13 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
     public var steady: Statistics?
     /// Sending (the first packet on the wire) to sound, in the steady state, per receiver.
     public var steadyLatencyMs: PerChannel?
+    /// The same along the steady stretch: whether each receiver holds it in real time.
+    public var steadyLatency: LatencyTracks?
+    public var device: Device
+    /// Where in the sent noise file each receiver's sound begins, in ms (0: nothing of the start was cut).
+    public var firstSampleMs: PerChannel?
+    /// How much earlier than the stream's first sample was due (sent at the pace of the rest) its first packet came.
+    public var firstPacketLeadMs: Double?
     public var lab: Lab
 
     /// The figures and, for a run that went wrong, what each process said last.
@@ -104,9 +143,15 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
         }
         return "windows \(windows), median \(f(medianUs)) µs, p99 \(f(p99AbsUs)) µs, max \(f(maxAbsUs)) µs, "
             + "drift \(f(driftUsPerS)) µs/s, latency \(f(latencyMs?.left))/\(f(latencyMs?.right)) ms, "
-            + "steady: median \(f(steady?.medianUs)) µs, range \(f(steady?.rangeUs)) µs, "
-            + "drift \(f(steady?.driftUsPerS)) µs/s, latency \(f(steadyLatencyMs?.left))/\(f(steadyLatencyMs?.right)) ms, "
-            + "longest gap \(f(longestGapMs.max)) ms\n" + logs.joined(separator: "\n")
+            + "steady: median \(f(steady?.medianUs)) µs, range \(f(steady?.rangeUs)) µs "
+            + "(core \(f(steady?.coreRangeUs)) µs, drift \(f(steady?.coreDriftUsPerS)) µs/s), "
+            + "drift \(f(steady?.driftUsPerS)) µs/s, latency \(f(steadyLatencyMs?.left))/\(f(steadyLatencyMs?.right)) ms "
+            + "(drift \(f(steadyLatency?.left?.driftUsPerS))/\(f(steadyLatency?.right?.driftUsPerS)) µs/s, range "
+            + "\(f(steadyLatency?.left?.rangeUs))/\(f(steadyLatency?.right?.rangeUs)) µs), device "
+            + "\(f(device.measuredPpm)) ppm (set \(f(device.setPpm))), "
+            + "longest gap \(f(longestGapMs.max)) ms, first sample heard \(f(firstSampleMs?.left))/"
+            + "\(f(firstSampleMs?.right)) ms into the file, first packet \(f(firstPacketLeadMs)) ms early\n"
+            + logs.joined(separator: "\n")
     }
 }
 
@@ -120,6 +165,13 @@ public enum MultiRoomLab {
             ["/usr/bin/pulseaudio", "/usr/bin/parec", python, setpriv].allSatisfy(FileManager.default.isExecutableFile)
         else { return false }
         return (try? Run.run(python, ["-c", "import numpy"], timeout: 30).status) == 0
+    }
+
+    /// Whether the lab can also run on PipeWire (`MultiRoomRun.server = "pipewire"`).
+    public static var pipeWireAvailable: Bool {
+        available
+            && ["/usr/bin/pipewire", "/usr/bin/pipewire-pulse", "/usr/bin/wireplumber"].allSatisfy(
+                FileManager.default.isExecutableFile)
     }
 
     /// Runs the lab and returns its report; throws with the script's stderr when it fails.

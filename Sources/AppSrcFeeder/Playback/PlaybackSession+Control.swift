@@ -22,7 +22,18 @@ extension PlaybackSession {
         case stepRate(Int)
         /// Sets A, then B (and loops between them), then clears the A-B loop.
         case setLoopPoint
+        /// Files to play: instead of the list, from the first of them at once (`replace`), or after the list.
+        case load([String], replace: Bool)
+        /// Each file repeats (`Configuration.repeatEachFile`) or not, from the end of the playing one.
+        case setLoopFile(Bool)
+        /// Passes through the list from the playing one's on (nil: for ever, 1: this is the last).
+        case setLoopPlaylist(passes: Int?)
+        /// What follows the playing file in a random order or as given.
+        case setShuffle(Bool)
         case stop(StopReason)
+        /// `.status` events this often (a control surface that shows the position), besides the configuration's;
+        /// nil: only the configuration's.
+        case reportStatus(every: Duration?)
     }
 
     /// Sends commands to a session from any thread; each is run on the session's thread at its next turn, at once
@@ -43,6 +54,11 @@ extension PlaybackSession {
         public func setMute(_ muted: Bool) { send(.setMute(muted)) }
         public func setRate(_ rate: Double) { send(.setRate(rate)) }
         public func setLoopPoint() { send(.setLoopPoint) }
+        public func load(_ files: [String], replace: Bool) { send(.load(files, replace: replace)) }
+        public func setLoopFile(_ on: Bool) { send(.setLoopFile(on)) }
+        public func setLoopPlaylist(passes: Int?) { send(.setLoopPlaylist(passes: passes)) }
+        public func setShuffle(_ on: Bool) { send(.setShuffle(on)) }
         public func stop(_ reason: StopReason = .requested) { send(.stop(reason)) }
+        public func reportStatus(every interval: Duration?) { send(.reportStatus(every: interval)) }
     }
 }

@@ -23,6 +23,15 @@ extension PlaybackSession {
         /// A command that moves within the file (a seek, a rate, a loop point) while `path`, a pipe, plays forward
         /// only: nothing moved.
         case seekUnavailable(path: String)
+        /// A pause (true) or resume (false) command was run.
+        case pausedChanged(Bool)
+        /// A volume, mute or rate command took effect (so an observer without status ticks sees it too).
+        case controlsChanged(volume: Double, muted: Bool, rate: Double)
+        /// A loop or shuffle command changed what follows the playing file: each file repeats (`loopFile`), passes
+        /// through the list from the playing one's on (nil: for ever), shuffled or not.
+        case orderChanged(loopFile: Bool, passes: Int?, shuffle: Bool)
+        /// A seek command moved within the playing file, to this many seconds of it.
+        case seeked(Double)
         /// The pipeline refused a command (no volume control, a failed seek); playback goes on.
         case commandFailed(GstError)
         /// The session is over; the last event (`run()` returns the same).

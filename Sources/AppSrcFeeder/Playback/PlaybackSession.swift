@@ -13,10 +13,16 @@ public final class PlaybackSession {
     /// Sends commands to this session from any thread.
     public let control: Control
     private let observer: (Event) -> Void
-    let order: PlayOrder
+    /// The list and its order; a `load` command replaces it, and so do loop and shuffle commands.
+    var order: PlayOrder
+    /// Each file repeats (`Configuration.repeatEachFile`, then the loop commands).
+    var repeatEachFile: Bool
+    /// Passes through the list as last asked for (nil: for ever), counted from where that was asked.
+    var passes: Int?
     /// `configuration.launch` with the processing elements put in.
     private let launch: String
-    let player: Player
+    /// The player (a test's stand-in for one in the logic tests).
+    let player: any PlaybackTarget
 
     var volume: Double
     var muted: Bool
@@ -28,6 +34,8 @@ public final class PlaybackSession {
     private var anyFailed = false
     /// The play position whose file was announced (`.fileStarted`).
     private var shownPosition: Int?
+    /// Where the file announced last began in the stream: a repeat of it begins elsewhere.
+    private var shownStart: ClockTime?
     /// The files with nothing to play that were reported (once each, however often a loop passes them).
     private var reportedEmpty: Set<String> = []
     /// The last file passed over for having nothing to play, to name it when a list of one file has nothing.
@@ -35,6 +43,8 @@ public final class PlaybackSession {
     /// Commands taken between two pipelines, for the next one; and a stop among them.
     private var pending: [Command] = []
     private var stopRequest: StopReason?
+    /// How often a control surface asks for `.status` events now (`Command.reportStatus`).
+    var requestedStatusInterval: Duration?
 
     /// How one pipeline's run ended.
     enum Outcome: Equatable {
@@ -43,21 +53,35 @@ public final class PlaybackSession {
         /// An error stopped the pipeline while this play position played.
         case failed(Int)
         case stopped(StopReason)
+        /// A new pipeline is to play from this play position (a `load` replaced the list).
+        case restart(Int)
     }
 
     /// A session for `configuration`; nothing is opened until `run()`. `observer` gets every event, on the thread
     /// that runs it.
-    public init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
+    public convenience init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
+        let properties = configuration.properties
+        self.init(configuration, observer: observer) { launch in
+            Player(launch: launch) { pipeline throws(GstError) in try pipeline.apply(properties) }
+        }
+    }
+
+    /// A session that plays through the target `makeTarget` makes for the launch string (with processing put in).
+    init(
+        _ configuration: Configuration, observer: @escaping (Event) -> Void,
+        makeTarget: (String) -> any PlaybackTarget
+    ) {
         self.configuration = configuration
         self.control = Control(commands: CommandQueue())
         self.observer = observer
         self.order = PlayOrder(files: configuration.files, shuffle: configuration.shuffle, passes: configuration.passes)
         self.launch = configuration.processing.inserted(into: configuration.launch)
+        self.repeatEachFile = configuration.repeatEachFile
+        self.passes = configuration.passes
         self.volume = configuration.volume ?? 1
         self.muted = configuration.muted
         self.rate = configuration.rate
-        let properties = configuration.properties
-        self.player = Player(launch: launch) { pipeline throws(GstError) in try pipeline.apply(properties) }
+        self.player = makeTarget(launch)
     }
 
     /// Plays the list to its end, or until a `stop` command; every pipeline is released on return.
@@ -106,8 +130,13 @@ public final class PlaybackSession {
             switch outcome {
             case .ended:
                 if chain.ending == .nothingToPlay { return nothingToPlay(chain) }
-                guard let handoff = chain.handoff else { return .finished(filesFailed: anyFailed) }
-                position = handoff
+                guard let next = chain.handoff ?? appended(after: chain) else {
+                    return .finished(filesFailed: anyFailed)
+                }
+                position = next
+                failuresInARow = 0
+            case .restart(let first):
+                position = first
                 failuresInARow = 0
             case .failed(let failed):
                 anyFailed = true
@@ -128,13 +157,20 @@ public final class PlaybackSession {
         }
     }
 
+    /// The play position after the last file `chain` played, when files were added after it (`load`) while it
+    /// played; nil when none were.
+    private func appended(after chain: GaplessChain) -> Int? {
+        guard chain.order !== order, let last = shownPosition, order.index(at: last + 1) != nil else { return nil }
+        return last + 1
+    }
+
     private func makeChain() -> GaplessChain {
         GaplessChain(
             order: order,
             settings: GaplessChain.Settings(
                 chunkMilliseconds: configuration.chunkMilliseconds, buffers: configuration.buffers,
                 start: configuration.start.map { ClockTime(seconds: $0) },
-                end: configuration.end.map { ClockTime(seconds: $0) }, repeatEachFile: configuration.repeatEachFile))
+                end: configuration.end.map { ClockTime(seconds: $0) }, repeatEachFile: repeatEachFile))
     }
 
     /// The list has nothing (more) to play; said when it is for want of audio (files that failed have said so).
@@ -155,13 +191,15 @@ public final class PlaybackSession {
 
     private func play(_ chain: GaplessChain) -> Outcome {
         shownPosition = nil
+        shownStart = nil
         loopA = nil
         loopB = nil
         do {
             try player.play(
                 chain,
                 launch: chain.needsDecoder
-                    ? Launch.insertingDecoder(afterSource: "src", in: launch, decoder: chain.decoder) : launch)
+                    ? Launch.insertingDecoder(afterSource: "src", in: launch, decoder: chain.decoder) : launch,
+                from: nil, to: nil)
             if configuration.volume != nil || muted { try applyVolume() }
             if rate != 1, let segment = chain.segment(at: .zero) { try seek(chain, segment, to: segment.fileStart) }
         } catch {
@@ -169,24 +207,60 @@ public final class PlaybackSession {
             observer(.fileFailed(.pipeline(path: failed?.path ?? chain.displayName, error)))
             return .failed(failed?.position ?? 0)
         }
-        var nextStatus = ContinuousClock.now
-        while true {
-            reportFailures(of: chain)
-            let now = current(chain)
-            let commands = pending + control.commands.take()
-            pending = []
-            for command in commands {
-                if let outcome = run(command, chain: chain, now: now) { return outcome }
-            }
-            while let message = player.nextEvent(timeout: .zero) {
-                if let outcome = handle(message, chain: chain, now: now) { return outcome }
-            }
-            if let interval = configuration.statusInterval, ContinuousClock.now >= nextStatus {
-                reportStatus(chain)
+        let first = pending
+        pending = []
+        return SessionLoop.run(PipelineTurns(self, chain), bus: player, commands: control.commands, first: first)
+    }
+
+    /// One pipeline's turns of the session's loop: before the commands and messages, the files the chain could not
+    /// open and what plays now (commands and messages act on it); after them, the status when due.
+    private final class PipelineTurns: SessionLoopHandler {
+        private let session: PlaybackSession
+        private let chain: GaplessChain
+        private var now: Now?
+        private var nextStatus = ContinuousClock.now
+
+        init(_ session: PlaybackSession, _ chain: GaplessChain) {
+            self.session = session
+            self.chain = chain
+        }
+
+        func doWhatIsDue() -> Outcome? {
+            session.reportFailures(of: chain)
+            now = session.current(chain)
+            return nil
+        }
+
+        func perform(_ command: Command) -> Outcome? { session.run(command, chain: chain, now: now) }
+
+        func handle(_ message: Message) -> Outcome? { session.handle(message, chain: chain, now: now) }
+
+        func finishTurn() -> Outcome? {
+            if let interval = session.statusInterval, ContinuousClock.now >= nextStatus {
+                session.reportStatus(chain)
                 nextStatus = .now.advanced(by: interval)
             }
-            MainLoop.wait(for: [player.eventDescriptor], until: configuration.statusInterval.map { _ in nextStatus })
+            return nil
         }
+
+        func nextDue() -> ContinuousClock.Instant? {
+            MainLoop.earliest(session.statusInterval.map { _ in nextStatus }, session.nextFileStart(chain))
+        }
+    }
+
+    /// When the file the chain began last reaches the sink, while it plays and has not yet: the loop wakes then to
+    /// announce it (`.fileStarted`) with no status ticks. The chain's `fileBeganMessage` wakes the loop to ask.
+    func nextFileStart(_ chain: GaplessChain) -> ContinuousClock.Instant? {
+        guard let next = chain.lastSegment, !isShown(next), player.state == .playing,
+            let position = player.position
+        else { return nil }
+        return .now + .seconds(max((next.streamStart.seconds - position.seconds) / rate, 0.005))
+    }
+
+    /// Whether `segment` is the file announced last: the same position, and not a repeat of it beginning later (a
+    /// seek within the file is the same file).
+    private func isShown(_ segment: GaplessChain.Segment) -> Bool {
+        segment.position == shownPosition && !(segment.isRepeat && segment.streamStart != shownStart)
     }
 
     /// What plays now: the file's segment and the position in that file.
@@ -203,9 +277,10 @@ public final class PlaybackSession {
             stream.nanoseconds >= segment.streamStart.nanoseconds
             ? stream.nanoseconds - segment.streamStart.nanoseconds : 0
         let fileTime = min(ClockTime(nanoseconds: segment.fileStart.nanoseconds + offset), segment.duration)
-        if shownPosition != segment.position {
-            // A new file has started at the sink: loop points belong to the old one.
+        if !isShown(segment) {
+            // A new file (or the same one again) has started at the sink: loop points belong to the old one.
             shownPosition = segment.position
+            shownStart = segment.streamStart
             loopA = nil
             loopB = nil
             observer(
@@ -218,12 +293,12 @@ public final class PlaybackSession {
     }
 
     private func handle(_ message: Message, chain: GaplessChain, now: Now?) -> Outcome? {
-        switch message {
+        switch message.view {
         case .endOfStream:
             return .ended
         case .segmentDone:
             // The A-B loop reached B: back to A without a flush, so the loop is seamless.
-            if let now, let a = loopA { try? seek(chain, now.segment, to: a, flush: false) }
+            if let now, let a = loopA { _ = try? seek(chain, now.segment, to: a, flush: false) }
         case .error(let error):
             observer(.fileFailed(.pipeline(path: now?.segment.path ?? chain.displayName, error)))
             return .failed(now?.segment.position ?? 0)
@@ -237,6 +312,11 @@ public final class PlaybackSession {
             break
         }
         return nil
+    }
+
+    /// How often `.status` events go out: the configuration's, or what a control surface asks for, if more often.
+    private var statusInterval: Duration? {
+        [configuration.statusInterval, requestedStatusInterval].compactMap { $0 }.min()
     }
 
     /// A `.status` event, once the pipeline has started (a READY "position 0" would be a status of nothing).

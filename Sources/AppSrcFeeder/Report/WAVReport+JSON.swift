@@ -12,7 +12,7 @@ extension WAVReport {
             ("formatTag", "\(format.formatTag)"),
             ("formatName", JSON.string(format.formatName)),
             ("subFormatTag", format.subFormatTag.map { "\($0)" } ?? "null"),
-            ("sampleFormat", format.rawSampleFormat.map(JSON.string) ?? "null"),
+            ("sampleFormat", format.rawSampleFormat.map { JSON.string($0.rawValue) } ?? "null"),
             ("sampleRate", "\(format.sampleRate)"),
             ("channels", "\(format.channels)"),
             ("channelMask", format.channelMask.map { "\($0)" } ?? "null"),

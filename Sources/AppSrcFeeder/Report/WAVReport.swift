@@ -24,7 +24,7 @@ public struct WAVReport {
             "format",
             "\(FormatTag.hex(format.formatTag)) \(FormatTag.name(of: format.formatTag))"
                 + (format.subFormatTag.map { " (sub-format \(FormatTag.hex($0)) \(FormatTag.name(of: $0)))" } ?? ""))
-        field("sample format", format.rawSampleFormat ?? "compressed")
+        field("sample format", format.rawSampleFormat?.rawValue ?? "compressed")
         field("rate", "\(format.sampleRate) Hz")
         field(
             "channels", "\(format.channels)" + (format.channelMask.map { " (mask 0x\(String($0, radix: 16)))" } ?? ""))

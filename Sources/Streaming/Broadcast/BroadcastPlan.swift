@@ -39,8 +39,15 @@ public enum BroadcastCodec: String, Sendable, CaseIterable {
         }
     }
 
-    /// The encoder's bitrate property value for `kilobits` (lame counts kbit/s, the others bit/s).
-    func bitrateValue(kilobits: Int) -> String { self == .mp3 ? String(kilobits) : String(kilobits * 1000) }
+    /// The encoder's bitrate property value for `kilobits` (lame counts kbit/s, the others bit/s), within what the
+    /// encoder takes: vorbisenc stops at 250 kbit/s (a value past it was ignored, leaving its default quality).
+    func bitrateValue(kilobits: Int) -> Int {
+        switch self {
+        case .mp3: kilobits
+        case .vorbis: min(kilobits * 1000, 250_000)
+        case .opus: kilobits * 1000
+        }
+    }
 }
 
 /// The broadcast's pipeline: the gapless chain's appsrc, converted once to the broadcast format, then (for several
@@ -172,7 +179,7 @@ public struct BroadcastPlan: Sendable {
             to: Caps(
                 mediaType: "audio/x-raw",
                 fields: [("rate", .int(Int64(BroadcastPlan.rate))), ("channels", .int(Int64(BroadcastPlan.channels)))]))
-        if !hlsSinks.isEmpty { try pipeline.element(named: "aac").set("bitrate", fromString: String(bitrate * 1000)) }
+        if !hlsSinks.isEmpty { try pipeline.element(named: "aac").set("bitrate", to: bitrate * 1000) }
         for sink in icecastSinks {
             if mountsReconnectAlone {
                 try addMountBranch(of: sink.name, to: pipeline)
@@ -183,21 +190,21 @@ public struct BroadcastPlan: Sendable {
         for sink in hlsSinks {
             let hls = try pipeline.element(named: sink.name)
             // A "%" of the directory is its own; the sink formats the location with the segment's number.
-            try hls.set("location", fromString: sink.directory.replacing("%", with: "%%") + "/segment%05d.ts")
-            try hls.set("max-size-time", fromString: String(UInt64(segmentSeconds) * 1_000_000_000))
-            try hls.set("start-index", fromString: String(firstSegment(sink.name)))
+            try hls.set("location", to: sink.directory.replacing("%", with: "%%") + "/segment%05d.ts")
+            try hls.set("max-size-time", to: segmentSeconds * 1_000_000_000)
+            try hls.set("start-index", to: firstSegment(sink.name))
         }
     }
 
     /// Sets the bitrate of an Icecast encoder and the server of its sink.
     private func configureMount(_ name: String, _ endpoint: IcecastEndpoint, in pipeline: Pipeline) throws(GstError) {
         try pipeline.element(named: BroadcastPlan.encoderName(of: name)).set(
-            "bitrate", fromString: codec.bitrateValue(kilobits: bitrate))
+            "bitrate", to: codec.bitrateValue(kilobits: bitrate))
         let shout = try pipeline.element(named: name)
-        try shout.set("ip", fromString: endpoint.host)
-        try shout.set("port", fromString: String(endpoint.port))
-        try shout.set("mount", fromString: endpoint.mount)
-        try shout.set("username", fromString: endpoint.user)
-        try shout.set("password", fromString: endpoint.password)
+        try shout.set("ip", to: endpoint.host)
+        try shout.set("port", to: endpoint.port)
+        try shout.set("mount", to: endpoint.mount)
+        try shout.set("username", to: endpoint.user)
+        try shout.set("password", to: endpoint.password)
     }
 }

@@ -6,7 +6,7 @@ import WAV
 extension BroadcastSession {
     /// Answers one event of the player; returns the ending when it ends the broadcast.
     func handle(_ event: Message) throws(StreamingError) -> Ending? {
-        switch event {
+        switch event.view {
         case .endOfStream:
             if let handoff = chain?.handoff {
                 place = (handoff, nil)
@@ -102,6 +102,8 @@ extension BroadcastSession {
             paused = false
             try jump(to: place.position, fileTime: place.fileTime)
             try silence(false)
+        case .seek, .seekRelative, .setLoop, .setShuffle, .setVolume:
+            break  // what the control service asks of an RTP stream; a broadcast does not take them (yet)
         case .next, .previous:
             let position = max(0, place.position + (command.isNext ? 1 : -1))
             guard order.index(at: position) != nil else { return .finished(someFilesFailed: someFilesFailed) }

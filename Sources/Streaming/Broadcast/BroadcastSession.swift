@@ -115,20 +115,40 @@ public final class BroadcastSession {
         defer { player.stop() }
         try checkDestinations()
         try start()
-        while true {
-            for command in commands.take() {
-                if let ending = try perform(command) { return ending }
+        return try SessionLoop.run(Turns(self), bus: player, commands: commands)
+    }
+
+    /// The turns of the broadcast's loop: retries and silence when due, commands, the player's events, then the
+    /// position followed (titles, connections) and the status.
+    private final class Turns: SessionLoopHandler {
+        typealias Failure = StreamingError
+        private let session: BroadcastSession
+
+        init(_ session: BroadcastSession) { self.session = session }
+
+        func doWhatIsDue() throws(StreamingError) -> Ending? {
+            try session.retryIfDue()
+            try session.refillSilence()
+            return nil
+        }
+
+        func perform(_ command: Command) throws(StreamingError) -> Ending? { try session.perform(command) }
+
+        func handle(_ message: Message) throws(StreamingError) -> Ending? { try session.handle(message) }
+
+        func finishTurn() -> Ending? {
+            session.follow()
+            session.sendStatus()
+            return nil
+        }
+
+        /// The next look at the position, or a lost server's retry when sooner (or when the broadcast waits for it).
+        func nextDue() -> ContinuousClock.Instant? {
+            let until = ContinuousClock.now + session.followEvery
+            guard let due = session.losses.map(\.loss.nextTry).min(), session.waitingForServer || due < until else {
+                return until
             }
-            try retryIfDue()
-            try refillSilence()
-            follow()
-            while let event = player.nextEvent(timeout: .zero) {
-                if let ending = try handle(event) { return ending }
-            }
-            sendStatus()
-            var until = ContinuousClock.now + followEvery
-            if let due = losses.map(\.loss.nextTry).min(), waitingForServer || due < until { until = due }
-            MainLoop.wait(for: [player.eventDescriptor], until: until)
+            return due
         }
     }
 

@@ -114,14 +114,15 @@ extension HTTPReceiveSession {
         }
         do {
             let net = try pipeline.element(named: "net")
-            try net.set("location", fromString: configuration.url)
+            try net.set("location", to: configuration.url)
             // ICY metadata (Icecast's MP3 titles) becomes tags instead of noise in the audio.
-            try net.set("iradio-mode", fromString: "true")
+            try net.set("iradio-mode", to: true)
             let seconds = configuration.timeout / .seconds(1)
-            try net.set("timeout", fromString: String(max(1, Int(seconds.rounded(.up)))))
+            // souphttpsrc takes 1 to 3600 s (a longer value was ignored, leaving its 15 s).
+            try net.set("timeout", to: min(3600, max(1, Int(seconds.rounded(.up)))))
             let received = try pipeline.element(named: "received")
             try pipeline.element(named: "decode").linkEachNewPad(to: received, pad: "sink")
-            received.holdEndOfStream(onPad: "sink", postingMessage: HTTPReceiveSession.sourceEnded)
+            received.holdEndOfStream(onPad: "sink", postingMessage: ApplicationMessage.sourceEnded.rawValue)
         } catch {
             _ = try? pipeline.setState(.null)
             throw .stream(error, url: configuration.url)

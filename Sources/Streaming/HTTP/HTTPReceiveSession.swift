@@ -12,8 +12,6 @@ import GstPlayer
 /// be reached, the connection is lost. An HLS playlist's end is the stream's end. Runs on the calling thread, like
 /// `ReceiveSession`.
 public final class HTTPReceiveSession {
-    /// The application message the held end of stream posts.
-    static let sourceEnded = "yt-gst/source-ended"
     static let retryPause: Duration = .milliseconds(500)
 
     let configuration: Configuration
@@ -59,18 +57,42 @@ public final class HTTPReceiveSession {
         } catch {
             throw .stream(error, url: url)
         }
-        while true {
-            for case .stop(let reason) in commands.take() { finish(.stopped(reason)) }
-            if let ending, ContinuousClock.now >= ending.deadline { return Ending(ending.reason, ending.received) }
-            if let early = try watch() { return early }
-            while let message = pipeline.nextMessage(timeout: .zero) {
-                if let end = try handle(message) { return end }
+        return try SessionLoop.run(Turns(self), bus: pipeline, commands: commands)
+    }
+
+    /// The turns of the session's loop: the ending once due and the connection's watch, a stop, the messages, the
+    /// status.
+    private final class Turns: SessionLoopHandler {
+        typealias Command = HTTPReceiveSession.Command
+        typealias Ending = HTTPReceiveSession.Ending
+        typealias Failure = StreamingError
+        private let session: HTTPReceiveSession
+
+        init(_ session: HTTPReceiveSession) { self.session = session }
+
+        func doWhatIsDue() throws(StreamingError) -> Ending? {
+            if let ending = session.ending, ContinuousClock.now >= ending.deadline {
+                return Ending(ending.reason, ending.received)
             }
-            reportStatus()
-            MainLoop.wait(
-                for: [pipeline.busDescriptor],
-                until: MainLoop.earliest(
-                    dropped?.nextTry, ending?.deadline, .now + (configuration.statusInterval ?? .milliseconds(250))))
+            return try session.watch()
+        }
+
+        func perform(_ command: Command) -> Ending? {
+            if case .stop(let reason) = command { session.finish(.stopped(reason)) }
+            return nil
+        }
+
+        func handle(_ message: Message) throws(StreamingError) -> Ending? { try session.handle(message) }
+
+        func finishTurn() -> Ending? {
+            session.reportStatus()
+            return nil
+        }
+
+        func nextDue() -> ContinuousClock.Instant? {
+            MainLoop.earliest(
+                session.dropped?.nextTry, session.ending?.deadline,
+                .now + (session.configuration.statusInterval ?? .milliseconds(250)))
         }
     }
 
@@ -101,7 +123,7 @@ public final class HTTPReceiveSession {
     }
 
     private func handle(_ message: Message) throws(StreamingError) -> Ending? {
-        switch message {
+        switch message.view {
         case .endOfStream:
             return Ending(ending?.reason ?? .finished, ending?.received ?? received)
         case .error(let error):
@@ -111,7 +133,7 @@ public final class HTTPReceiveSession {
         case .tags(let list):
             for tag in list where ["title", "artist"].contains(tag.name) { tags[tag.name] = tag.value }
             reportTitle()
-        case .application(let structure) where structure.name == HTTPReceiveSession.sourceEnded:
+        case .application(let structure) where ApplicationMessage(structure) == .sourceEnded:
             if configuration.isHLS { finish(.streamEnded) } else { connectionDropped(mountGone: false) }
         default:
             break

@@ -81,8 +81,8 @@ public struct RTPFormat: Equatable, Sendable {
     /// The raw audio the payloader takes (`audio/x-raw, format=S16BE, rate=44100, channels=2`).
     public var rawCaps: Caps {
         switch codec {
-        case .l16: .rawAudio(format: "S16BE", rate: rate, channels: channels)
-        case .l24: .rawAudio(format: "S24BE", rate: rate, channels: channels)
+        case .l16: .rawAudio(format: .s16BE, rate: rate, channels: channels)
+        case .l24: .rawAudio(format: .s24BE, rate: rate, channels: channels)
         case .opus: NetworkCodec.opusInput(channels: channels)
         }
     }

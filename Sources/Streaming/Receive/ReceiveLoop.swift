@@ -8,20 +8,19 @@ import GstPlayer
 /// until the next bus message or command, or until something has to be looked at: the status (at the rate the
 /// caller asked), the packets lost (once a jitter buffer exists), SRT's arrivals under a timeout, and the steps of
 /// ending (end of stream after a BYE, then the time allowed to finalise). Waiting for a sender wakes it for nothing.
-final class ReceiveLoop {
+final class ReceiveLoop: SessionLoopHandler {
+    typealias Command = ReceiveSession.Command
+    typealias Ending = ReceiveSession.Ending
+    typealias Failure = StreamingError
     private let session: ReceiveSession
-    private let pipeline: Pipeline
+    /// The pipeline (or a test's stand-in): what the loop reads, counts and ends.
+    private let output: any ReceiveOutput
     private let plan: ReceivePlan
     /// What keeps packets that are not the stream's out (RTP), and counts them.
     private let packetGuard: RTPPacketGuard?
     /// A synchronised receiver's timing, and what its clock last said.
     private let sync: ReceiverSync?
     private var clockWatch = ClockWatch()
-    /// The decoded audio (after the decoder), and what the network source delivered.
-    private var counter: FlowCounter? = nil
-    private var arrivals: FlowCounter? = nil
-    /// An SRT listener's watch for rejected callers.
-    private var logWatch: DebugLogWatch? = nil
     private var warnings = WarningFilter()
     /// The time the output has to finish once end of stream went in: SRT's latency (or 125 ms) and 2 s.
     private let finishAllowance: Duration
@@ -34,7 +33,6 @@ final class ReceiveLoop {
     private var forcedEnd = false
     /// The error that ends the stream, reported once the output is finalised.
     private var failure: StreamingError? = nil
-    private var jitterBuffer: Element? = nil
     /// SRT under a timeout: the network source's buffer count when last looked at, and when it last changed.
     private var arrivalCount = 0
     private var lastArrival = ContinuousClock.now
@@ -42,13 +40,15 @@ final class ReceiveLoop {
     private var reportedLost = 0
     private var lastLossReport = ContinuousClock.now
     private var nextStatus = ContinuousClock.now
+    /// The counts the last turn read, for when the losses are to be looked at next.
+    private var lastStats: ReceiveStats? = nil
 
     init(
-        session: ReceiveSession, pipeline: Pipeline, plan: ReceivePlan, packetGuard: RTPPacketGuard?,
+        session: ReceiveSession, output: any ReceiveOutput, plan: ReceivePlan, packetGuard: RTPPacketGuard?,
         sync: ReceiverSync?
     ) {
         self.session = session
-        self.pipeline = pipeline
+        self.output = output
         self.plan = plan
         self.packetGuard = packetGuard
         self.sync = sync
@@ -60,74 +60,54 @@ final class ReceiveLoop {
 
     /// Runs until the stream ends.
     func run() throws(StreamingError) -> ReceiveSession.Ending {
-        defer {
-            _ = try? pipeline.setState(.null)
-            logWatch?.stop()
-        }
-        try start()
-        carryOut(session.early)
-        while true {
-            carryOut(session.commands.take())
-            guard endStreamWhenDue() else { return endedWithoutEndOfStream() }
-            watchArrivals()
-            while let message = pipeline.nextMessage(timeout: .zero) {
-                if let ending = try handle(message) { return ending }
-            }
-            let current = stats()
-            reportLosses(current)
-            reportClockLoss()
-            reportStatus(current)
-            MainLoop.wait(
-                for: [pipeline.busDescriptor],
-                until: MainLoop.earliest(
-                    endAt, finishDeadline, nextArrivalCheck, nextLossCheck(current),
-                    configuration.statusInterval == nil ? nil : nextStatus, sync == nil ? nil : clockWatch.nextCheck))
-        }
+        defer { output.stop() }
+        do { try output.start() } catch { throw session.streamError(error, plan: plan, connected: false) }
+        if configuration.realtimeThreads { RealtimeThreads.raiseAudioServerThreads() }
+        return try SessionLoop.run(self, bus: output, commands: session.commands, first: session.early)
     }
 
-    /// Counts what flows, watches for rejected SRT callers, and starts the pipeline.
-    private func start() throws(StreamingError) {
-        do {
-            counter = try pipeline.element(named: "received").countFlow(onPad: "src")
-            arrivals = try pipeline.element(named: plan.networkSourceName).countFlow(onPad: "src")
-            if case .srt(let endpoint) = plan, endpoint.mode == .listener {
-                // A listener is never told that a caller was rejected; libsrt only logs it.
-                logWatch = DebugLogWatch(
-                    category: "srtlib", level: .info, patterns: [SRTRejectReason.handshakeLogMarker],
-                    pipeline: pipeline, messageName: "yt-gst/srt-rejected")
-            }
-            if let sync {
-                try pipeline.setState(.ready)  // autoaudiosink makes its sink when it goes to READY
-                try sync.alignOutputs(of: pipeline)
-            }
-            try pipeline.setState(.playing)
-        } catch {
-            throw session.streamError(error, plan: plan, connected: false)
-        }
+    // MARK: The loop's turns
+
+    /// The steps of ending that are due, and SRT's arrivals under a timeout.
+    func doWhatIsDue() -> ReceiveSession.Ending? {
+        guard endStreamWhenDue() else { return endedWithoutEndOfStream() }
+        watchArrivals()
+        return nil
+    }
+
+    /// The losses, the clock and the status, from the counts of this turn.
+    func finishTurn() -> ReceiveSession.Ending? {
+        let current = stats()
+        reportLosses(current)
+        reportClockLoss()
+        reportStatus(current)
+        lastStats = current
+        return nil
+    }
+
+    func nextDue() -> ContinuousClock.Instant? {
+        MainLoop.earliest(
+            endAt, finishDeadline, nextArrivalCheck, lastStats.flatMap(nextLossCheck),
+            configuration.statusInterval == nil ? nil : nextStatus, sync == nil ? nil : clockWatch.nextCheck)
     }
 
     /// Volume, mute and delay change the running pipeline; a stop begins the end of the stream.
-    private func carryOut(_ commands: [ReceiveSession.Command]) {
-        for command in commands {
-            switch command {
-            case .setVolume(let volume):
-                setOutput("volume", to: String(min(max(volume, 0), 10)))
-            case .setMute(let muted):
-                setOutput("mute", to: String(muted))
-            case .setDelay(let milliseconds):
-                if let sync {
-                    _ = sync.setDelay(milliseconds: milliseconds)
-                } else {
-                    session.observer(.warning(.delayNeedsSync))
-                }
-            case .stop(let reason):
-                begin(.stopped(reason))
+    func perform(_ command: ReceiveSession.Command) -> ReceiveSession.Ending? {
+        switch command {
+        case .setVolume(let volume):
+            output.setVolume(min(max(volume, 0), 10))
+        case .setMute(let muted):
+            output.setMute(muted)
+        case .setDelay(let milliseconds):
+            if let sync {
+                _ = sync.setDelay(milliseconds: milliseconds)
+            } else {
+                session.observer(.warning(.delayNeedsSync))
             }
+        case .stop(let reason):
+            begin(.stopped(reason))
         }
-    }
-
-    private func setOutput(_ property: String, to value: String) {
-        try? pipeline.element(named: ReceivePlan.volumeName).set(property, fromString: value)
+        return nil
     }
 
     private func begin(_ reason: ReceiveSession.Ending.Reason, after delay: Duration = .zero) {
@@ -136,7 +116,7 @@ final class ReceiveLoop {
         endAt = .now + delay
     }
 
-    private var audioBuffers: Int { counter?.snapshot.buffers ?? 0 }
+    private var audioBuffers: Int { output.audio?.buffers ?? 0 }
 
     /// Sends end of stream when it is due, and forces it in once when the sources could not end the stream in
     /// time; false when there is nothing to wait for any more (nothing arrived, or it could not be finalised).
@@ -148,9 +128,9 @@ final class ReceiveLoop {
             case (.srt, _), (_, .failed?):
                 // srtsrc may sit in a blocking read for seconds (a dead peer), so over SRT (and after an error)
                 // the end goes in right after the source side.
-                _ = try? pipeline.element(named: "received").sendEndOfStream(intoPad: "sink")
+                output.endStream(afterSources: true)
             default:
-                pipeline.sendEndOfStream()  // udpsrc ends promptly and drains the jitter buffer
+                output.endStream(afterSources: false)  // udpsrc ends promptly and drains the jitter buffer
             }
             finishDeadline = .now + finishAllowance
         }
@@ -161,7 +141,7 @@ final class ReceiveLoop {
             }
             // The sources could not end the stream (e.g. rtpbin dropped it): end it after them.
             forcedEnd = true
-            _ = try? pipeline.element(named: "received").sendEndOfStream(intoPad: "sink")
+            output.endStream(afterSources: true)
             finishDeadline = .now + .seconds(2)
         }
         return true
@@ -171,7 +151,7 @@ final class ReceiveLoop {
     /// for that long.
     private func watchArrivals() {
         guard let timeout = arrivalTimeout else { return }
-        let count = arrivals?.snapshot.buffers ?? 0
+        let count = output.arrivals
         arrivalsMoved = count != arrivalCount
         if arrivalsMoved {
             arrivalCount = count
@@ -194,8 +174,8 @@ final class ReceiveLoop {
     }
 
     /// Answers one bus message; returns how the stream ended when it did.
-    private func handle(_ message: Message) throws(StreamingError) -> ReceiveSession.Ending? {
-        switch message {
+    func handle(_ message: Message) throws(StreamingError) -> ReceiveSession.Ending? {
+        switch message.view {
         case .endOfStream:
             if ending == nil {
                 // Only SRT ends by itself: the sender's end marker (then `ending` is set), or the connection closed
@@ -208,14 +188,16 @@ final class ReceiveLoop {
             try handle(error)
         case .warning(let warning):
             if warnings.isNew(warning) { session.observer(.warning(.pipeline(warning))) }
-        case .application(let message) where message.name == "yt-gst/sender-finished":
+        case .tags(let tags):
+            if let title = tags.first(where: { $0.name == "title" }) { session.observer(.title(title.value)) }
+        case .application(let message) where ApplicationMessage(message) == .senderFinished:
             if ending == nil { ending = .senderFinished }  // the marker has become end of stream already
-        case .application(let message) where message.name == "yt-gst/rtp-bye":
+        case .application(let message) where ApplicationMessage(message) == .rtpBye:
             // Anyone can send a BYE to the RTCP port: only the stream's source ends the stream.
             let ssrc = message.count("ssrc").map { UInt32(truncatingIfNeeded: $0) }
             if let ssrc, packetGuard?.isStreamSource(ssrc) == false { break }
             begin(.senderFinished, after: .milliseconds(100))  // the last packets may still be in the socket
-        case .application(let message) where message.name == "yt-gst/srt-rejected":
+        case .application(let message) where ApplicationMessage(message) == .srtRejected:
             if let reason = SRTRejectReason(handshakeLogLine: message.string("text") ?? ""), audioBuffers == 0 {
                 throw .srtRejected(reason, url: url)
             }
@@ -232,7 +214,7 @@ final class ReceiveLoop {
     /// An error: over SRT before any audio it ends the session at once, and while ending it is reported and the
     /// ending goes on; otherwise the output is finalised with what arrived and the error reported after it.
     private func handle(_ error: GstError) throws(StreamingError) {
-        let problem = session.streamError(error, plan: plan, connected: (arrivals?.snapshot.buffers ?? 0) > 0)
+        let problem = session.streamError(error, plan: plan, connected: output.arrivals > 0)
         if case .srt = plan, audioBuffers == 0 || ending != nil {
             guard ending != nil else { throw problem }
             session.observer(.problem(problem))
@@ -247,9 +229,8 @@ final class ReceiveLoop {
     }
 
     private func stats() -> ReceiveStats {
-        if jitterBuffer == nil { jitterBuffer = pipeline.elements(madeBy: "rtpjitterbuffer").first }
-        return ReceiveStats(
-            jitterBuffer: jitterBuffer?.structure(of: "stats"), audio: counter?.snapshot,
+        ReceiveStats(
+            jitterBuffer: output.jitterBufferStats, audio: output.audio,
             dropped: packetGuard?.drops ?? [])
     }
 
@@ -265,7 +246,7 @@ final class ReceiveLoop {
     /// When to read the jitter buffer's counts again: when a loss waits to be reported, or an interval from now.
     /// Before a jitter buffer exists nothing can be lost (rtpbin makes one for the first packet, with bus messages).
     private func nextLossCheck(_ current: ReceiveStats) -> ContinuousClock.Instant? {
-        guard let interval = configuration.lossReportInterval, jitterBuffer != nil else { return nil }
+        guard let interval = configuration.lossReportInterval, current.isRTP else { return nil }
         return current.lost > reportedLost ? lastLossReport + interval + .milliseconds(1) : .now + interval
     }
 

@@ -26,9 +26,9 @@ enum ReceivePlan {
 
     /// The launch string: named elements, values set as properties afterwards; `output` is the user's part.
     ///
-    /// The decoded audio passes a volume element (`volumeName`) the session's volume and mute commands set, between
-    /// two converters so that it takes any decoded format and the output gets the one it asks for; at volume 1 it
-    /// passes the samples through untouched.
+    /// The decoded audio passes a volume element (`volumeName`) whose gain the session's volume and mute commands
+    /// ramp (`VolumeRamp`), between two converters so that it takes any decoded format and the output gets the one
+    /// it asks for; at volume 1 it passes the samples through untouched.
     func launch(output: String) -> String {
         let decode =
             "decodebin name=decode ! identity name=received silent=true ! audioconvert ! "

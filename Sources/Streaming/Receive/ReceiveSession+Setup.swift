@@ -30,6 +30,7 @@ extension ReceiveSession {
         do { pipeline = try Pipeline(launch: plan.launch(output: output)) } catch {
             throw .launch(error, output: output)
         }
+        if configuration.realtimeThreads { RealtimeThreads.raiseStreamingThreads(of: pipeline) }
         do { try configure(pipeline, plan: plan, packetGuard: packetGuard) } catch {
             _ = try? pipeline.setState(.null)
             throw streamError(error, plan: plan, connected: false)
@@ -51,10 +52,11 @@ extension ReceiveSession {
             let latency = configuration.latencyMilliseconds
             try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: latency)
             try pipeline.element(named: "framing").endStreamAtMarker(
-                onPad: "src", named: NetworkSRT.endMarker, postingMessage: "yt-gst/sender-finished")
+                onPad: "src", named: ApplicationMessage.endOfStream.rawValue,
+                postingMessage: ApplicationMessage.senderFinished.rawValue)
             // The buffers carry the sender's timestamps: play them as they arrive, paced by SRT's own latency.
             for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("sync") {
-                try sink.set("sync", fromString: "false")
+                try sink.set("sync", to: false)
             }
         }
         // The caller's values last: they win over the defaults above.
@@ -70,26 +72,26 @@ extension ReceiveSession {
         _ pipeline: Pipeline, address: String?, ports: (rtp: Int, rtcp: Int), caps: Caps?, packetGuard: RTPPacketGuard?
     ) throws(GstError) {
         let rtpbin = try pipeline.element(named: "rtpbin")
-        try rtpbin.set("latency", fromString: String(unsynchronisedLatency))
+        try rtpbin.set("latency", to: unsynchronisedLatency)
         if caps == nil { rtpbin.answerPayloadTypeRequests(from: RTPFormat.knownCapsByPayloadType) }
-        rtpbin.postApplicationMessageOnBye(named: "yt-gst/rtp-bye")
+        rtpbin.postApplicationMessageOnBye(named: ApplicationMessage.rtpBye.rawValue)
         for (name, port) in [("rtp", ports.rtp), ("rtcp", ports.rtcp)] {
             let udp = try pipeline.element(named: name)
-            try udp.set("port", fromString: String(port))
+            try udp.set("port", to: port)
             if let address {
-                try udp.set("address", fromString: address)
-                if let interface = configuration.interface { try udp.set("multicast-iface", fromString: interface) }
+                try udp.set("address", to: address)
+                if let interface = configuration.interface { try udp.set("multicast-iface", to: interface) }
             }
         }
         let rtp = try pipeline.element(named: "rtp")
         if let packetGuard { rtp.filterPackets(onPad: "src") { packetGuard.verdict(on: $0) } }
         try rtp.set("caps", to: caps ?? Caps(mediaType: "application/x-rtp", fields: [("media", .string("audio"))]))
         if let timeout = configuration.timeout {
-            try rtp.set("timeout", fromString: String(timeout.wholeNanoseconds))
+            try rtp.set("timeout", to: Int(timeout.wholeNanoseconds))
         }
         // Render as soon as the jitter buffer lets a packet go: the sink adds no processing deadline of its own.
         for sink in pipeline.allElements() where sink.isSink && sink.hasProperty("processing-deadline") {
-            try sink.set("processing-deadline", fromString: "0")
+            try sink.set("processing-deadline", to: 0)
         }
     }
 
@@ -99,25 +101,34 @@ extension ReceiveSession {
     }
 
     /// For a synchronised RTP receiver that plays in real time: the sender's first packet, then its clock, and the
-    /// pipeline's timing on it; nil otherwise (an output that does not follow the clock, a file, is not
+    /// pipeline's timing on it (the pipeline is READY after it); nil otherwise (an output that does not follow the clock, a file, is not
     /// synchronised, and loses nothing), or when the sender publishes no clock (after a warning).
     func synchronise(
         _ plan: ReceivePlan, pipeline: Pipeline, packetGuard: RTPPacketGuard?
     ) throws(StreamingError) -> Result<ReceiverSync?, FirstPacket.Missing> {
-        guard configuration.synchronised, case .rtp(let address, let port, _, _, _) = plan, let packetGuard,
+        guard configuration.synchronised, case .rtp(_, let port, _, _, _) = plan, let packetGuard,
             (try? pipeline.element(named: "received"))?.pipelineSynchronizesToClock ?? true
         else { return .success(nil) }
-        let first = try FirstPacket.wait(
-            port: port, group: address, interface: configuration.interface, timeout: configuration.timeout, url: url,
-            accepting: packetGuard.isPlayable, stopRequested: stopRequested)
+        // READY binds the ports: from here on the stream's packets queue on the socket until the pipeline plays.
+        let source: Element
+        do {
+            try pipeline.setState(.ready)
+            source = try pipeline.element(named: "rtp")
+        } catch {
+            throw .socket(error, url: url, port: port)
+        }
+        let first = FirstPacket.wait(
+            on: source, timeout: configuration.timeout, accepting: packetGuard.isPlayable,
+            stopRequested: stopRequested)
         switch first {
         case .failure(let missing):
             return .failure(missing)
         case .success(let sender):
+            observer(.senderFound(address: sender.sender))
             let sync = try makeSync(plan, sender: sender, pipeline: pipeline)
             if sync == nil {
                 // No clock to follow: the jitter buffer's latency as without synchronisation.
-                try? pipeline.element(named: "rtpbin").set("latency", fromString: String(unsynchronisedLatency))
+                try? pipeline.element(named: "rtpbin").set("latency", to: unsynchronisedLatency)
             }
             return sync.map { .success($0) } ?? stoppedOrUnsynchronised
         }
@@ -157,7 +168,7 @@ extension ReceiveSession {
             clock: shared, latency: ClockTime(nanoseconds: UInt64(latency) * 1_000_000),
             delay: Int64(configuration.delayMilliseconds) * 1_000_000, rate: rate)
         do throws(GstError) {
-            try pipeline.element(named: "rtpbin").set("latency", fromString: String(sync.jitterBufferMilliseconds))
+            try pipeline.element(named: "rtpbin").set("latency", to: sync.jitterBufferMilliseconds)
             sync.prepare(pipeline, retimeElement: try pipeline.element(named: "retime"))
         } catch {
             throw streamError(error, plan: plan, connected: false)

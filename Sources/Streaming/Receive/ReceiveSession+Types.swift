@@ -27,6 +27,9 @@ extension ReceiveSession {
         public var statusInterval: Duration?
         /// How often at most `Event.packetsLost` is sent when packets were lost; nil: never.
         public var lossReportInterval: Duration?
+        /// Whether the threads the session starts run with realtime scheduling where the system allows it
+        /// (`RealtimeThreads`): its output keeps playing beside a CPU hog.
+        public var realtimeThreads = true
 
         public init(source: StreamURL) { self.source = source }
     }
@@ -44,6 +47,11 @@ extension ReceiveSession {
         case clockRegained
         /// An error the session goes on after (an SRT error while the output is being finalised).
         case problem(StreamingError)
+        /// The stream's title, from a title tag that came with it (a sender's file's LIST/INFO over SRT).
+        case title(String)
+        /// A synchronised RTP receiver learned its sender's address from the first packet (where its clock, and
+        /// its control service, are).
+        case senderFound(address: String)
     }
 
     /// A status tick.

@@ -57,8 +57,8 @@ public final class ReceiveSession {
             case .stopped(let reason): return Ending(reason: .stopped(reason), finalised: false)
             }
         }
-        return try ReceiveLoop(session: self, pipeline: pipeline, plan: plan, packetGuard: packetGuard, sync: sync)
-            .run()
+        let output = ReceivePipeline(pipeline, plan: plan, sync: sync)
+        return try ReceiveLoop(session: self, output: output, plan: plan, packetGuard: packetGuard, sync: sync).run()
     }
 
     /// Before the pipeline plays: runs what the main context has ready (a signal's watch, a control socket), keeps

@@ -46,11 +46,12 @@ final class SenderClock {
     }
 
     /// Runs `pipeline` on the clock from a moment ago plus 50 ms (so its first packet is not late), with the RTP
-    /// timestamps of `payloader` (at `rate`) counting the clock.
+    /// timestamps of `payloader` (at `rate`) counting the clock. Receivers already listening keep the packets that
+    /// arrive while they learn the clock (`Clock.seed` takes a few ms), so the latency is time enough to start at
+    /// the first sample.
     func prepare(_ pipeline: Pipeline, payloader: Element, rate: Int) throws(GstError) {
         let baseTime = ClockTime(nanoseconds: clock.time.nanoseconds + 50_000_000)
         pipeline.run(on: clock, baseTime: baseTime)
-        try payloader.set(
-            "timestamp-offset", fromString: String(MediaClock.rtpTimestamp(at: baseTime, rate: rate)))
+        try payloader.set("timestamp-offset", to: Int(MediaClock.rtpTimestamp(at: baseTime, rate: rate)))
     }
 }

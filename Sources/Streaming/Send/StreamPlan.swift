@@ -23,12 +23,17 @@ enum StreamPlan {
         }
     }
 
+    /// The volume element the stream's gain moves (`VolumeRamp`), and the converters around it.
+    static let volumeName = "gain"
+    static let converterNames = ["convert", "convert-out"]
+
     /// The launch string: constant text with named elements; every user value is set as a property afterwards.
-    /// The files go one after another through the appsrc `src` (a `GaplessChain`), converted to the format set on
-    /// `format`.
+    /// The files go one after another through the appsrc `src` (a `GaplessChain`), through the gain (`volumeName`,
+    /// in a format it takes: at 1 it changes no sample) and converted to the format set on `format`.
     var launch: String {
         var text = "appsrc name=src ! "
-        text += "audioconvert name=convert ! audioresample ! capsfilter name=format ! "
+        text += "audioconvert name=convert ! audioresample ! volume name=\(StreamPlan.volumeName) ! "
+        text += "audioconvert name=convert-out ! capsfilter name=format ! "
         switch self {
         case .rtp(_, let format):
             switch format.codec {

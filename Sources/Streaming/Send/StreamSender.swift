@@ -7,7 +7,10 @@ import WAV
 /// sleeps in `MainLoop.wait` until the next message or command, or until something has to be looked at: a status
 /// tick, SRT's first acknowledgement, the last RTP packet (not before the stream's duration has played), the RTCP
 /// end a second after it, and the grace period after a stop.
-final class StreamSender {
+final class StreamSender: SessionLoopHandler {
+    typealias Command = StreamSession.Command
+    typealias Ending = StreamSession.Ending
+    typealias Failure = StreamingError
     private let session: StreamSession
     private let pipeline: Pipeline
     private let chain: GaplessChain
@@ -33,15 +36,20 @@ final class StreamSender {
     private var rtpFinishedAt: ContinuousClock.Instant? = nil
     private var rtcpEnded = false
     private var nextStatus = ContinuousClock.now
-    /// The play position of the file last announced.
-    private var shown: Int?
+    /// The file last announced (a repeat of it is announced again).
+    private var shown: GaplessChain.Segment?
+    /// What follows the file going out, as last set.
+    private var loop = LoopMode.none
+    private var shuffle = false
+    /// The gain of what goes out (nil if the pipeline had no volume to ramp).
+    private let gain: VolumeRamp?
     /// The count of reads that waited for a pipe's producer at the last look, when to look again, and whether the
     /// sender now sends as the input arrives.
     private var pacing: (waits: Int, nextCheck: ContinuousClock.Instant, byInput: Bool)
 
     init(
         session: StreamSession, pipeline: Pipeline, chain: GaplessChain, plan: StreamPlan, total: ClockTime?,
-        shown: Int?
+        shown: GaplessChain.Segment?
     ) {
         self.session = session
         self.pipeline = pipeline
@@ -52,6 +60,7 @@ final class StreamSender {
         source = try? pipeline.element(named: "src")
         net = try? pipeline.element(named: "net")
         rtpSink = try? pipeline.element(named: "rtp")
+        gain = (try? pipeline.element(named: StreamPlan.volumeName)).flatMap { try? VolumeRamp(on: $0, gain: 1) }
         pacing = (chain.producerWaits, .now + .milliseconds(500), false)
     }
 
@@ -61,29 +70,29 @@ final class StreamSender {
     /// Runs the pipeline to its end.
     func run() throws(StreamingError) -> StreamSession.Ending {
         try start()
-        while true {
-            for command in session.takeCommands() {
-                if let ending = try perform(command) { return ending }
-            }
-            if let ending = doWhatIsDue() { return ending }
-            while let message = pipeline.nextMessage(timeout: .zero) {
-                if let ending = try handle(message) { return ending }
-            }
-            followFiles()
-            sendStatus()
-            MainLoop.wait(
-                for: [pipeline.busDescriptor],
-                until: MainLoop.earliest(
-                    nextRTPCheck, stopping?.deadline, configuration.statusInterval != nil ? nextStatus : nil,
-                    piped ? pacing.nextCheck : nil, waitsForAcknowledgement ? .now + .milliseconds(100) : nil))
-        }
+        return try SessionLoop.run(self, bus: pipeline, commands: session.commands, first: session.takeDeferred())
+    }
+
+    // MARK: The loop's turns
+
+    /// Says the files as they go out, and the status when due.
+    func finishTurn() -> StreamSession.Ending? {
+        followFiles()
+        sendStatus()
+        return nil
+    }
+
+    func nextDue() -> ContinuousClock.Instant? {
+        MainLoop.earliest(
+            nextRTPCheck, stopping?.deadline, configuration.statusInterval != nil ? nextStatus : nil,
+            piped ? pacing.nextCheck : nil, waitsForAcknowledgement ? .now + .milliseconds(100) : nil)
     }
 
     /// Starts sending; an SRT listener only pauses until a receiver has called, so nothing is sent to no one.
     private func start() throws(StreamingError) {
         do {
             if case .srt(let endpoint, _) = plan, endpoint.mode == .listener, let net {
-                net.postApplicationMessageOnCallerAdded(named: "yt-gst/caller-added")
+                net.postApplicationMessageOnCallerAdded(named: ApplicationMessage.callerAdded.rawValue)
                 try pipeline.setState(.paused)
                 waitingForCaller = true
             } else {
@@ -97,7 +106,7 @@ final class StreamSender {
     // MARK: Commands
 
     /// Runs one command; returns the ending when it ends the stream.
-    private func perform(_ command: StreamSession.Command) throws(StreamingError) -> StreamSession.Ending? {
+    func perform(_ command: StreamSession.Command) throws(StreamingError) -> StreamSession.Ending? {
         if case .stop(let reason) = command { return stop(reason) }
         guard stopping == nil else { return nil }
         do {
@@ -106,6 +115,11 @@ final class StreamSender {
             case .resume: try resume()
             case .next: try jump(by: 1)
             case .previous: try jump(by: -1)
+            case .seek(let seconds): try seek(to: seconds, fromHere: false)
+            case .seekRelative(let seconds): try seek(to: seconds, fromHere: true)
+            case .setLoop(let mode): changeOrder(loop: mode, shuffle: shuffle)
+            case .setShuffle(let on): changeOrder(loop: loop, shuffle: on)
+            case .setVolume(let value): setVolume(value)
             case .stop: break
             }
         } catch {
@@ -129,6 +143,7 @@ final class StreamSender {
     private func pause() throws(GstError) {
         guard pausedSince == nil else { return }
         pausedSince = .now
+        session.observer(.pausedChanged(true))
         guard !waitingForCaller else { return }
         pipeline.keepRunningTime()
         try pipeline.setState(.paused)
@@ -138,6 +153,7 @@ final class StreamSender {
     private func resume() throws(GstError) {
         guard let since = pausedSince else { return }
         pausedSince = nil
+        session.observer(.pausedChanged(false))
         guard !waitingForCaller else { return }
         if let source, let offset = source.offset(ofPad: "src") {
             source.setOffset(ofPad: "src", to: offset + (ContinuousClock.now - since))
@@ -154,11 +170,55 @@ final class StreamSender {
             pipeline.sendEndOfStream()
             return
         }
+        try move(to: position, fileTime: nil)
+    }
+
+    /// Sends the file going out from `seconds` into it (from where it is now, `fromHere`), like a jump; past its
+    /// end, the next file (or the end). A pipe cannot seek: nothing happens.
+    private func seek(to seconds: Double, fromHere: Bool) throws(GstError) {
+        let position = pipeline.position ?? .zero
+        guard let segment = chain.segment(at: position), !segment.isStream else { return }
+        let target = seconds + (fromHere ? Self.fileTime(of: segment, at: position).seconds : 0)
+        guard !segment.lengthIsKnown || target < segment.duration.seconds else { return try jump(by: 1) }
+        let fileTime = ClockTime(seconds: target)
+        try move(to: segment.position, fileTime: fileTime)
+        // Where it landed: the first whole frame at or after the time asked.
+        session.observer(.seeked(fileTime: chain.lastSegment?.fileStart ?? fileTime))
+    }
+
+    /// Sends file `position` from `fileTime` (nil: its start) with a flushing seek that starts the stream time
+    /// again, placed at the present moment: the running time (so the RTP timestamps) goes on with the clock, only the
+    /// audio jumps.
+    private func move(to position: Int, fileTime: ClockTime?) throws(GstError) {
         if !waitingForCaller, let source { pipeline.continueAfterFlush(of: source, margin: StreamSender.refillMargin) }
-        try chain.jump(to: position, fileTime: nil) { () throws(GstError) in try pipeline.seek(to: .zero) }
+        try chain.jump(to: position, fileTime: fileTime) { () throws(GstError) in try pipeline.seek(to: .zero) }
         if pausedSince != nil { pausedSince = .now }
         total = nil
         rtpFinishedAt = nil
+    }
+
+    /// What follows the file fed last plays with `loop` and `shuffle` (the file going out plays on, see
+    /// `GaplessChain.follow`); a list with a pipe in it plays once (a pipe cannot be read again).
+    private func changeOrder(loop: LoopMode, shuffle: Bool) {
+        self.loop = piped ? .none : loop
+        self.shuffle = shuffle
+        let (order, passes) = (chain.order, self.loop == .playlist ? nil : 1)
+        chain.follow(repeatEachFile: self.loop == .track) { order.changed(shuffle: shuffle, passes: passes, after: $0) }
+        total = nil
+        session.observer(.orderChanged(loop: self.loop, shuffle: shuffle))
+    }
+
+    /// Ramps the gain of what goes out to `value` (0 to 1: at most the files' own level).
+    private func setVolume(_ value: Double) {
+        let value = min(max(value, 0), 1)
+        gain?.move(to: value)
+        session.observer(.volumeChanged(value))
+    }
+
+    /// Where `segment`'s file is (its own time) when the stream is at `position`.
+    private static func fileTime(of segment: GaplessChain.Segment, at position: ClockTime) -> ClockTime {
+        let played = position.nanoseconds - min(position, segment.streamStart).nanoseconds
+        return min(ClockTime(nanoseconds: segment.fileStart.nanoseconds + played), segment.duration)
     }
 
     /// How much later than now the audio after a jump is placed: the time the pipeline takes to fill again.
@@ -167,7 +227,7 @@ final class StreamSender {
     // MARK: What is due
 
     /// The checks that are not bus messages: RTCP's end, pacing, SRT's first acknowledgement, a stop's grace period.
-    private func doWhatIsDue() -> StreamSession.Ending? {
+    func doWhatIsDue() -> StreamSession.Ending? {
         endRTCPIfStuck()
         paceByInputWhenLive()
         if waitsForAcknowledgement, let acknowledged = net?.structure(of: "stats")?.count("packet-ack-received") {
@@ -192,7 +252,7 @@ final class StreamSender {
         let live = waits > pacing.waits
         let sink: Element?
         if case .srt = plan { sink = net } else { sink = rtpSink }
-        if live != pacing.byInput { try? sink?.set("sync", fromString: live ? "false" : "true") }
+        if live != pacing.byInput { try? sink?.set("sync", to: !live) }
         pacing = (waits, .now + .milliseconds(500), live)
     }
 
@@ -227,8 +287,8 @@ final class StreamSender {
     // MARK: Messages
 
     /// Answers one bus message; returns the ending when it ends the stream.
-    private func handle(_ message: Message) throws(StreamingError) -> StreamSession.Ending? {
-        switch message {
+    func handle(_ message: Message) throws(StreamingError) -> StreamSession.Ending? {
+        switch message.view {
         case .endOfStream:
             if case .srt = plan, let net { NetworkSRT.waitUntilDelivered(net) { session.stopRequested() } }
             if let handoff = chain.handoff {
@@ -240,7 +300,7 @@ final class StreamSender {
             throw .pipeline(error, connected: connected)
         case .warning(let warning):
             session.observer(.warning(warning))
-        case .application(let message) where message.name == "yt-gst/caller-added" && waitingForCaller:
+        case .application(let message) where ApplicationMessage(message) == .callerAdded && waitingForCaller:
             waitingForCaller = false
             connected = true
             session.observer(.callerConnected)
@@ -257,8 +317,10 @@ final class StreamSender {
     /// Says each file as it starts going out, and the files the chain passed over or could not open.
     private func followFiles() {
         session.reportFiles(of: chain)
-        guard let segment = chain.segment(at: pipeline.position ?? .zero), segment.position != shown else { return }
-        shown = segment.position
+        guard let segment = chain.segment(at: pipeline.position ?? .zero),
+            segment.position != shown?.position || segment.isRepeat && segment.streamStart != shown?.streamStart
+        else { return }
+        shown = segment
         session.announce(segment)
     }
 
@@ -269,6 +331,9 @@ final class StreamSender {
             waitingForCaller ? .waitingForCaller : pausedSince != nil ? .paused : .sending
         let position = pipeline.position ?? .zero
         session.observer(
-            .status(.init(state: state, position: total.map { min(position, $0) } ?? position, total: total)))
+            .status(
+                .init(
+                    state: state, position: total.map { min(position, $0) } ?? position,
+                    fileTime: chain.segment(at: position).map { Self.fileTime(of: $0, at: position) }, total: total)))
     }
 }

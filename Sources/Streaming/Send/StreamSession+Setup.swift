@@ -62,6 +62,7 @@ extension StreamSession {
             chain.needsDecoder
             ? Launch.insertingDecoder(afterSource: "src", in: plan.launch, decoder: chain.decoder) : plan.launch
         let pipeline = try Pipeline(launch: launch)
+        if configuration.realtimeThreads { RealtimeThreads.raiseStreamingThreads(of: pipeline) }
         try configure(
             pipeline, plan: plan, channels: format.channels,
             dithering: format.validBits > (codec(for: format) == .l16 ? 16 : 24))
@@ -71,22 +72,26 @@ extension StreamSession {
 
     /// Sets the configured values on the parsed pipeline's elements (never pasted into the launch text).
     private func configure(_ pipeline: Pipeline, plan: StreamPlan, channels: Int, dithering: Bool) throws(GstError) {
-        if !dithering { try pipeline.element(named: "convert").set("dithering", fromString: "none") }
-        let bitrate = String((configuration.bitrate ?? 64) * 1000)
+        if !dithering {
+            for name in StreamPlan.converterNames {
+                try pipeline.element(named: name).set("dithering", to: DitherMethod.none)
+            }
+        }
+        let bitrate = (configuration.bitrate ?? 64) * 1000
         switch plan {
         case .rtp(let endpoints, let format):
             try pipeline.element(named: "format").set("caps", to: format.rawCaps)
-            try pipeline.element(named: "pay").set("pt", fromString: String(format.payloadType))
-            if format.codec == .opus { try pipeline.element(named: "enc").set("bitrate", fromString: bitrate) }
+            try pipeline.element(named: "pay").set("pt", to: format.payloadType)
+            if format.codec == .opus { try pipeline.element(named: "enc").set("bitrate", to: bitrate) }
             for (name, port) in [("rtp", \RTPEndpoint.port), ("rtcp", \RTPEndpoint.rtcpPort)] {
                 let sink = try pipeline.element(named: name)
                 for endpoint in endpoints {
                     sink.addDestination(host: endpoint.host ?? "", port: endpoint[keyPath: port])
                 }
                 if endpoints.contains(where: \.isMulticast) {
-                    try sink.set("ttl-mc", fromString: String(configuration.ttl ?? 1))
+                    try sink.set("ttl-mc", to: configuration.ttl ?? 1)
                     if let interface = configuration.interface {
-                        try sink.set("multicast-iface", fromString: interface)
+                        try sink.set("multicast-iface", to: interface)
                     }
                 }
             }
@@ -96,12 +101,12 @@ extension StreamSession {
             case .pcm(nil): break
             case .opus:
                 try pipeline.element(named: "format").set("caps", to: NetworkCodec.opusInput(channels: channels))
-                try pipeline.element(named: "enc").set("bitrate", fromString: bitrate)
+                try pipeline.element(named: "enc").set("bitrate", to: bitrate)
             }
             try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: nil)
             // GDP does not carry end of stream: mark it in the stream, so the receiver knows we finished.
             try pipeline.element(named: "framing").sendMarkerBeforeEndOfStream(
-                onPad: "sink", named: NetworkSRT.endMarker)
+                onPad: "sink", named: ApplicationMessage.endOfStream.rawValue)
         }
     }
 
@@ -156,4 +161,9 @@ extension StreamSession {
         }
         for file in chain.takeEmptyFiles() { observer(.emptyFile(file)) }
     }
+}
+
+/// audioconvert's `dithering` (GstAudioDitherMethod): only the value a stream without dithering sets.
+private enum DitherMethod: String, PropertyEnum {
+    case none
 }

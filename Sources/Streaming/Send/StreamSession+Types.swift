@@ -23,6 +23,9 @@ extension StreamSession {
         public var ttl: Int?
         /// How often `Event.status` comes; nil: never.
         public var statusInterval: Duration?
+        /// Whether the threads the session starts run with realtime scheduling where the system allows it
+        /// (`RealtimeThreads`): its packets leave on time beside a CPU hog.
+        public var realtimeThreads = true
 
         public init(files: [String], destinations: [StreamURL]) {
             self.files = files
@@ -42,8 +45,10 @@ extension StreamSession {
             case paused
         }
         public var state: State
-        /// Stream time sent since the start (or since the last jump to another file).
+        /// Stream time sent since the start (or since the last jump to another file, or seek).
         public var position: ClockTime
+        /// Where the file going out is (its own time, from its start); nil before it starts.
+        public var fileTime: ClockTime?
         /// The duration of all the files; nil when unknown (a pipe's, or after a jump).
         public var total: ClockTime?
     }
@@ -64,14 +69,24 @@ extension StreamSession {
         case clockNotPublished(GstError)
         /// An SRT listener's receiver called; sending starts.
         case callerConnected
+        /// A pause (true) or a resume took effect.
+        case pausedChanged(Bool)
+        /// A seek landed at this time of the file going out (a seek past its end is a `fileChanged` instead).
+        case seeked(fileTime: ClockTime)
+        /// What follows the file going out changed: loop and shuffle as they now are.
+        case orderChanged(loop: LoopMode, shuffle: Bool)
+        /// The gain of what goes out (linear) changed.
+        case volumeChanged(Double)
         /// A problem an element works around (udpsink warns for every refused packet: the observer may say it once).
         case warning(GstError)
     }
 
     /// What the stream can be told, through `control`. `pause` stops sending and holds the place; receivers hear
     /// nothing until `resume` (RTP timestamps and a GDP segment then jump by the pause, so synchronised receivers
-    /// stay in step). `next` and `previous` send that file from its start at once. `stop` ends the stream as at its
-    /// end (RTP sends its BYE), within a grace period.
+    /// stay in step). `next` and `previous` send that file from its start at once, and a seek that place of the file
+    /// (the stream's time goes on: only what is sent jumps). `setLoop` and `setShuffle` change what follows the file
+    /// going out (a list with a pipe in it cannot loop: it cannot be read again). `setVolume` ramps the gain of what
+    /// goes out. `stop` ends the stream as at its end (RTP sends its BYE), within a grace period.
     public typealias Command = SendCommand
     public typealias Control = SendControl
 

@@ -14,7 +14,7 @@ import WAV
 public final class StreamSession {
     let configuration: Configuration
     let observer: (Event) -> Void
-    private let commands = CommandQueue<Command>()
+    let commands = CommandQueue<Command>()
     /// Commands taken while waiting for the clock, for the loop to run.
     private(set) var deferred: [Command] = []
     /// A stop that came during the setup.
@@ -53,14 +53,14 @@ public final class StreamSession {
         observer(.sending(format: plan.formatName))
         let sender = StreamSender(
             session: self, pipeline: pipeline, chain: chain, plan: plan, total: totalDuration(first: first),
-            shown: first?.position)
+            shown: first)
         return try sender.run()
     }
 
-    /// The commands sent since the last call: those taken during the setup first.
-    func takeCommands() -> [Command] {
+    /// The commands taken during the setup, for the loop's first turn.
+    func takeDeferred() -> [Command] {
         defer { deferred = [] }
-        return deferred + commands.take()
+        return deferred
     }
 
     /// Whether a stop was sent (kept in `stopReason`); other commands wait for the loop. For waits in the setup.

@@ -74,6 +74,20 @@ public enum PulseStreamClock {
         /// The fitted line: position (frames) at a time (µs).
         var line: Line? = nil
         var lastReturned: UInt64 = 0
+
+        /// The answer to the pending request came at `arrived` (µs) with `position` (frames; nil: nothing usable):
+        /// the position is stamped halfway through the round trip and the line fitted again. Any answer lets the
+        /// next request go.
+        mutating func answered(at arrived: Double, position: Double?) {
+            guard requestSent != 0 else { return }
+            let roundTrip = arrived - Double(requestSent)
+            let taken = Double(requestSent) + roundTrip / 2
+            requestSent = 0
+            guard let position else { return }
+            snapshots.append((taken, position, roundTrip))
+            snapshots.removeAll { $0.time < taken - Double(PulseStreamClock.window) }
+            line = PulseStreamClock.fit(snapshots)
+        }
     }
 
     static let streams = Mutex([UInt: StreamState]())
@@ -92,29 +106,32 @@ public enum PulseStreamClock {
 
     /// The answer to a snapshot request: one more point, and the line fitted again.
     static let snapshotArrived: Library.SuccessCallback = { stream, success, _ in
-        guard let stream, success != 0, let library = Library.shared, let info = library.timingInfo(stream),
-            let spec = library.sampleSpec(stream)
-        else { return }
-        let rate = Double(spec.load(fromByteOffset: 4, as: UInt32.self))
-        let frameBytes = Double(library.frameSize(spec))
-        guard rate > 0, frameBytes > 0, info.load(fromByteOffset: TimingInfo.playing, as: Int32.self) != 0,
-            info.load(fromByteOffset: TimingInfo.readIndexCorrupt, as: Int32.self) == 0,
-            info.load(fromByteOffset: TimingInfo.synchronizedClocks, as: Int32.self) != 0
-        else { return }
-        let readIndex = Double(info.load(fromByteOffset: TimingInfo.readIndex, as: Int64.self))
-        let sinkLatency = Double(info.load(fromByteOffset: TimingInfo.sinkLatency, as: UInt64.self))
+        guard let stream else { return }
         let arrived = Double(monotonicMicroseconds())
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
-        streams.withLock { all in
-            guard var state = all[key], state.requestSent != 0 else { return }
-            let roundTrip = arrived - Double(state.requestSent)
-            let taken = Double(state.requestSent) + roundTrip / 2
-            state.requestSent = 0
-            state.snapshots.append((taken, readIndex / frameBytes - sinkLatency * rate / 1e6, roundTrip))
-            state.snapshots.removeAll { $0.time < taken - Double(window) }
-            state.line = fit(state.snapshots)
-            all[key] = state
+        var point: Double? = nil
+        if success != 0, let library = Library.shared, let info = library.timingInfo(stream),
+            let spec = library.sampleSpec(stream)
+        {
+            point = position(
+                in: info, rate: Double(spec.load(fromByteOffset: 4, as: UInt32.self)),
+                frameBytes: Double(library.frameSize(spec)))
         }
+        streams.withLock { all in all[key]?.answered(at: arrived, position: point) }
+    }
+
+    /// The position (frames) a timing snapshot (`pa_timing_info`) gives: the server's read index less what its
+    /// sink still holds; nil while the stream is not playing or the read index is not valid. libpulse's
+    /// `synchronized_clocks` is not looked at: it says whether the server's wall clock agrees with this process's,
+    /// which the stamp here never uses, and it is false for every snapshot of a server whose clock runs at its own
+    /// rate (as under libfaketime) or is set otherwise (another host).
+    static func position(in info: UnsafeRawPointer, rate: Double, frameBytes: Double) -> Double? {
+        guard rate > 0, frameBytes > 0, info.load(fromByteOffset: TimingInfo.playing, as: Int32.self) != 0,
+            info.load(fromByteOffset: TimingInfo.readIndexCorrupt, as: Int32.self) == 0
+        else { return nil }
+        let readIndex = Double(info.load(fromByteOffset: TimingInfo.readIndex, as: Int64.self))
+        let sinkLatency = Double(info.load(fromByteOffset: TimingInfo.sinkLatency, as: UInt64.self))
+        return readIndex / frameBytes - sinkLatency * rate / 1e6
     }
 
     /// The line (position in frames against time in µs) through the fastest snapshots, fitted again without the

@@ -56,10 +56,15 @@ public final class ReceiverSync {
         max(ReceiverSync.earliestDelayMilliseconds(latency: latencyMilliseconds), 10)
     }
 
+    /// How far back the running time starts: packets that waited on the socket while the clock was being learned
+    /// (at most its 3 s limit) get their running time like any other, and play if they are still due.
+    static let keptPacketsLimit = ClockTime(nanoseconds: 10_000_000_000)
+
     /// Sets the pipeline's clock, base time and latency, and gives every packet that passes `retimeElement`'s sink
-    /// pad its time on the shared clock. Call before the pipeline goes to READY.
+    /// pad its time on the shared clock. Call before the pipeline goes to PLAYING.
     func prepare(_ pipeline: Pipeline, retimeElement: Element) {
-        let baseTime = clock.time
+        let now = clock.time.nanoseconds
+        let baseTime = ClockTime(nanoseconds: now - min(now, ReceiverSync.keptPacketsLimit.nanoseconds))
         pipeline.run(on: clock, baseTime: baseTime)
         pipeline.setLatency(latency)
         let (clock, rate) = (clock, rate)
@@ -77,15 +82,15 @@ public final class ReceiverSync {
     func alignOutputs(of pipeline: Pipeline) throws(GstError) {
         for sink in pipeline.allElements() where sink.isAudioBaseSink {
             if sink.hasDefaultValue("buffer-time") {
-                try sink.set("buffer-time", fromString: String(ReceiverSync.outputBufferMicroseconds))
+                try sink.set("buffer-time", to: ReceiverSync.outputBufferMicroseconds)
             }
             if sink.hasDefaultValue("latency-time") {
-                try sink.set("latency-time", fromString: String(ReceiverSync.outputPeriodMicroseconds))
+                try sink.set("latency-time", to: ReceiverSync.outputPeriodMicroseconds)
             }
             // A correction moves the output by one sample; the sink realigns only when its samples are at least
             // this far (1.5 samples) from where their timestamps say.
-            try sink.set("alignment-threshold", fromString: String(1_500_000_000 / rate))
-            try sink.set("discont-wait", fromString: "0")
+            try sink.set("alignment-threshold", to: 1_500_000_000 / rate)
+            try sink.set("discont-wait", to: 0)
             let aligner = OutputAligner()
             sink.follow(aligner)
             aligners.append(aligner)

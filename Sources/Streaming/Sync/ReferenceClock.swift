@@ -82,6 +82,9 @@ public enum ReferenceClock: Equatable, Sendable, CustomStringConvertible {
 }
 
 extension Clock {
+    /// How long `waitForSync(within:stoppingWhen:)` lets a seed take (several round trips on a busy machine).
+    static let seedLimit = Duration.milliseconds(200)
+
     /// How a wait for a network clock's first answer ended.
     public enum SyncWait: Equatable, Sendable {
         case answered
@@ -92,9 +95,10 @@ extension Clock {
 
     /// Waits up to `limit` for a network clock's first answer (returning the moment it comes), asking `shouldStop`
     /// every 50 ms (a session's stop command ends the wait at once) and serving the main loop's ready GLib sources
-    /// in between.
+    /// in between. A burst of the clock's own exchanges first (`seed`, at most `seedLimit`) has it in milliseconds.
     public func waitForSync(within limit: Duration, stoppingWhen shouldStop: () -> Bool) -> SyncWait {
         let deadline = ContinuousClock.now + limit
+        if seed(within: min(limit, Clock.seedLimit)) { return .answered }
         while !waitForSync(timeout: .milliseconds(50)) {
             if shouldStop() { return .stopped }
             if ContinuousClock.now >= deadline { return .timedOut }

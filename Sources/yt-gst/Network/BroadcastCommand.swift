@@ -10,19 +10,17 @@ struct BroadcastCommand {
     static let defaultRetrySeconds = 300.0
 
     /// The options only a broadcast takes; `StreamCommand.spec` lists them.
-    static let options: [OptionSpec] = [
-        OptionSpec(name: "shuffle", help: "Broadcast: play the list in random order."),
-        OptionSpec(
-            name: "loop", valueName: "N", optionalNumber: true,
-            help: "Broadcast: repeat the whole list (N times; forever without N)."),
-        OptionSpec(
-            name: "retry-for", valueName: "SEC",
-            help: "Broadcast: keep retrying a lost Icecast server for SEC seconds (default 300), then exit 1."),
-        OptionSpec(name: "segment", valueName: "SEC", help: "HLS segment duration in seconds, 1 to 60 (default 2)."),
-        OptionSpec(
-            name: "playlist-length", valueName: "N",
-            help: "HLS: segments in the rolling playlist, 1 to 100 (default 5)."),
-    ]
+    static let options: [OptionSpec] =
+        OptionSpec.listOrder(scope: "Broadcast") + [
+            OptionSpec(
+                name: "retry-for", valueName: "SEC",
+                help: "Broadcast: keep retrying a lost Icecast server for SEC seconds (default 300), then exit 1."),
+            OptionSpec(
+                name: "segment", valueName: "SEC", help: "HLS segment duration in seconds, 1 to 60 (default 2)."),
+            OptionSpec(
+                name: "playlist-length", valueName: "N",
+                help: "HLS: segments in the rolling playlist, 1 to 100 (default 5)."),
+        ]
 
     var arguments: [String]
     var plan: BroadcastPlan
@@ -61,7 +59,7 @@ struct BroadcastCommand {
             throw UsageError("--segment and --playlist-length apply to hls: destinations")
         }
         shuffle = parsed.flags.contains("shuffle")
-        loopCount = parsed.flags.contains("loop") ? (try parsed.integer("loop", in: 1...1_000_000) ?? 0) : nil
+        loopCount = try parsed.loopCount()
         retrySeconds = try parsed.number("retry-for", in: 0...86_400) ?? BroadcastCommand.defaultRetrySeconds
         for option in ["sdp", "iface", "ttl"] where parsed.value(option) != nil {
             throw UsageError("--\(option) applies to RTP; a broadcast goes through Icecast or HLS")
@@ -72,12 +70,7 @@ struct BroadcastCommand {
 
     func run() -> ExitCode {
         Gst.initialize()
-        let (files, warnings) = Playlist.expand(arguments)
-        if !quiet { for warning in warnings { Terminal.error("yt-gst: warning: \(warning)") } }
-        guard !files.isEmpty else {
-            Terminal.error("yt-gst: \(arguments.joined(separator: " ")): nothing to broadcast (no WAV files found)")
-            return .failure
-        }
+        guard let files = Playlist.files(of: arguments, nothingTo: "broadcast", quiet: quiet) else { return .failure }
         // The segment sink takes its muxer as a property: without it the pipeline would only fail to parse.
         if !plan.hlsSinks.isEmpty && !Gst.hasElement("mpegtsmux") {
             Terminal.error("yt-gst: \(MissingPlugin.describe(element: "mpegtsmux"))")
@@ -86,7 +79,7 @@ struct BroadcastCommand {
         let renderer = BroadcastRenderer(self)
         var configuration = BroadcastSession.Configuration(files: files, plan: plan)
         configuration.shuffle = shuffle
-        configuration.passes = loopCount.map { $0 == 0 ? nil : $0 } ?? 1
+        configuration.passes = ParsedArguments.passes(loopCount: loopCount)
         configuration.retrySeconds = retrySeconds
         configuration.statusInterval = renderer.statusInterval
         let session = BroadcastSession(configuration, observer: renderer.render)

@@ -20,25 +20,26 @@ final class BroadcastRenderer {
         let quiet = command.quiet
         switch event {
         case .status(let now): draw(now)
-        case .titleChanged(let title): if !quiet { report("yt-gst: now playing: \(title)") }
-        case .fileFailed(let failure): report("yt-gst: \(failure)")
-        case .emptyFile(let file): if !quiet { file.warningLines.forEach(report) }
-        case .warning(let warning): if !quiet { report("yt-gst: warning: \(command.describe(warning))") }
-        case .titleNotSent(let endpoint, let problem): if !quiet { report("yt-gst: \(endpoint): warning: \(problem)") }
+        case .titleChanged(let title): if !quiet { status.say("yt-gst: now playing: \(title)") }
+        case .fileFailed(let failure): status.say("yt-gst: \(failure)")
+        case .emptyFile(let file): if !quiet { file.warningLines.forEach { status.say($0) } }
+        case .warning(let warning): if !quiet { status.say("yt-gst: warning: \(command.describe(warning))") }
+        case .titleNotSent(let endpoint, let problem):
+            if !quiet { status.say("yt-gst: \(endpoint): warning: \(problem)") }
         case .titlesStayFirst(let endpoint):
             if !quiet {
-                report(
+                status.say(
                     "yt-gst: \(endpoint): warning: Icecast 2.4 cannot change the title of an Ogg stream; "
                         + "listeners see the first file's (use --codec mp3 for a title per file)")
             }
         case .serverLost(let endpoint, let error):
             let detail = command.verbose ? error.verboseDescription : error.message
-            report(
+            status.say(
                 "yt-gst: \(endpoint): lost the server (\(detail)); retrying for up to "
                     + "\(StatusView.trim(command.retrySeconds)) s")
         case .streamingAgain(let endpoint, let lostFor):
             let seconds = lostFor / .seconds(1)
-            report(
+            status.say(
                 "yt-gst: \(endpoint): streaming again (the server was lost for "
                     + "\(StatusView.trim((seconds * 10).rounded() / 10)) s)")
         }
@@ -51,9 +52,7 @@ final class BroadcastRenderer {
         case .success(.finished(let someFilesFailed)): return someFilesFailed ? .failure : .success
         case .success(.stopped(let reason)): return reason.exitCode
         case .failure(let error):
-            let (line, code) = error.sendMessage { error, _ in command.describe(error) }
-            if let line { Terminal.error(line) }
-            return code
+            return error.reportSendError { error, _ in command.describe(error) }
         }
     }
 
@@ -67,10 +66,5 @@ final class BroadcastRenderer {
             let targets = command.plan.targets.map(\.description).joined(separator: ", ")
             status.draw("\(mark) \(TimeText.format(now.fileTime.seconds))  \(now.title)  → \(targets)")
         }
-    }
-
-    private func report(_ line: String) {
-        status.clear()
-        Terminal.error(line)
     }
 }

@@ -36,11 +36,7 @@ struct HTTPReceiveCommand {
             throw UsageError("--\(option) applies to RTP and SRT, not to http(s):// streams")
         }
         timeout = try arguments.number("timeout", in: 0.5...86_400) ?? HTTPReceiveCommand.defaultTimeout
-        let (sink, pipeline) = try arguments.sinkOrPipeline()
-        if let text = sink ?? pipeline, text.allSatisfy(\.isWhitespace) {
-            throw UsageError("--sink and --pipeline need a launch string")
-        }
-        output = pipeline ?? sink.map { "audioconvert ! audioresample ! " + $0 }
+        output = try arguments.receiveOutput()
         quiet = arguments.flags.contains("quiet")
         verbose = arguments.flags.contains("verbose")
     }
@@ -50,9 +46,12 @@ struct HTTPReceiveCommand {
         var configuration = HTTPReceiveSession.Configuration(url: url)
         configuration.timeout = .milliseconds(Int64(timeout * 1000))
         configuration.output = output
-        configuration.statusInterval = Terminal.stdoutIsTerminal && !quiet ? .milliseconds(100) : nil
+        configuration.statusInterval = showsStatus ? .milliseconds(100) : nil
         return configuration
     }
+
+    /// Whether a status line is drawn: on a terminal, without --quiet.
+    var showsStatus: Bool { Terminal.stdoutIsTerminal && !quiet }
 
     func run() -> ExitCode {
         Gst.initialize()

@@ -4,19 +4,17 @@ import Streaming
 
 /// Renders an `HTTPReceiveSession`'s events on the terminal, and its ending or error as a last line and an exit code.
 final class HTTPReceiveRenderer {
-    private let url: String
-    private let timeout: Double
-    private let quiet: Bool
-    private let verbose: Bool
+    private let command: HTTPReceiveCommand
     private var status: StatusLine
 
     init(_ command: HTTPReceiveCommand) {
-        url = command.url
-        timeout = command.timeout
-        quiet = command.quiet
-        verbose = command.verbose
-        status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
+        self.command = command
+        status = StatusLine(enabled: command.showsStatus)
     }
+
+    private var url: String { command.url }
+    private var quiet: Bool { command.quiet }
+    private var verbose: Bool { command.verbose }
 
     func render(_ event: HTTPReceiveSession.Event) {
         switch event {
@@ -29,17 +27,21 @@ final class HTTPReceiveRenderer {
                 }
             status.draw("\(state) \(url)  \(current.received)  \(current.title ?? "")")
         case .titleChanged(let title):
-            if !quiet { say("yt-gst: \(url): now playing: \(title)") }
+            if !quiet { status.say("yt-gst: \(url): now playing: \(title)") }
         case .warning(.pipeline(let warning)):
-            if !quiet { say("yt-gst: \(url): warning: \(verbose ? warning.verboseDescription : warning.message)") }
+            if !quiet {
+                status.say("yt-gst: \(url): warning: \(verbose ? warning.verboseDescription : warning.message)")
+            }
         case .warning:
             break  // the other warnings are a synchronised receiver's
         case .connectionDropped:
-            if !quiet { say("yt-gst: \(url): the connection dropped; reconnecting") }
+            if !quiet { status.say("yt-gst: \(url): the connection dropped; reconnecting") }
         case .reconnected(let after):
-            if !quiet { say("yt-gst: \(url): reconnected after \(tenths(after)) s") }
+            if !quiet { status.say("yt-gst: \(url): reconnected after \(tenths(after)) s") }
         case .problem(let error):
-            if verbose, case .stream(let cause, _, _, _) = error { say("yt-gst: \(url): \(cause.verboseDescription)") }
+            if verbose, case .stream(let cause, _, _, _) = error {
+                status.say("yt-gst: \(url): \(cause.verboseDescription)")
+            }
         }
     }
 
@@ -50,13 +52,14 @@ final class HTTPReceiveRenderer {
         case .finished:
             return .success
         case .streamEnded:
-            if !quiet { say("yt-gst: \(url): the stream ended (\(received))") }
+            if !quiet { status.say("yt-gst: \(url): the stream ended (\(received))") }
             return .success
         case .connectionLost:
-            say("yt-gst: \(url): lost the connection and could not reconnect within \(timeoutText) (\(received))")
+            status.say(
+                "yt-gst: \(url): lost the connection and could not reconnect within \(timeoutText) (\(received))")
             return .failure
         case .timedOut:
-            say("yt-gst: no data from \(url) for \(timeoutText) (\(received))")
+            status.say("yt-gst: no data from \(url) for \(timeoutText) (\(received))")
             return .failure
         case .stopped(let reason):
             status.clear()
@@ -68,23 +71,18 @@ final class HTTPReceiveRenderer {
     /// code.
     func fail(_ error: StreamingError) -> ExitCode {
         if case .stream(let cause, _, _, _) = error, cause.kind != .missingElement {
-            say("yt-gst: \(url): \(verbose ? cause.verboseDescription : cause.message)")
+            status.say("yt-gst: \(url): \(verbose ? cause.verboseDescription : cause.message)")
         } else {
-            say("yt-gst: \(error.text(verbose: verbose))")
+            status.say("yt-gst: \(error.text(verbose: verbose))")
         }
         if case .launch(let cause, _) = error, cause.kind != .missingElement { return .usage }
         return .failure
     }
 
-    private var timeoutText: String { "\(StatusView.trim(timeout)) s" }
+    private var timeoutText: String { "\(StatusView.trim(command.timeout)) s" }
 
     /// Seconds to a tenth: "12.3", "4".
     private func tenths(_ duration: Duration) -> String {
         StatusView.trim((duration / .seconds(1) * 10).rounded() / 10)
-    }
-
-    private func say(_ line: String) {
-        status.clear()
-        Terminal.error(line)
     }
 }

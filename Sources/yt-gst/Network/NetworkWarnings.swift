@@ -16,7 +16,6 @@ struct NetworkWarnings {
     /// Prints `warning` about `url` above the status line, unless it was said already or --quiet.
     mutating func report(_ warning: GstError, about url: StreamURL, status: inout StatusLine) {
         guard !quiet && filter.isNew(warning) else { return }
-        status.clear()
-        Terminal.error("yt-gst: \(url): warning: \(verbose ? warning.verboseDescription : warning.description)")
+        status.say("yt-gst: \(url): warning: \(verbose ? warning.verboseDescription : warning.description)")
     }
 }

@@ -1,4 +1,5 @@
 // yt-gst — `yt-gst receive`: plays (or records) what `stream` sends, over RTP or SRT, and ends by itself.
+import Control
 import GstPlayer
 import Streaming
 
@@ -26,7 +27,7 @@ struct ReceiveCommand {
             .pipeline(templates: false),
             OptionSpec(name: "iface", valueName: "NAME", help: "Network interface to join a multicast group on."),
             .quiet(silencing: "status line, no summary and no warnings"),
-            .verbose,
+            .verbose, .noRealtime, .inputIPCServer, .noMPRIS, .roomName, .controlPort, .noControl, .controlToken,
         ],
         discussion: """
             URL: rtp://@:PORT (any local address), rtp://@GROUP:PORT (join a multicast group), sdp:FILE or FILE.sdp
@@ -70,6 +71,15 @@ struct ReceiveCommand {
     var delayMilliseconds: Int
     var quiet: Bool
     var verbose: Bool
+    /// Whether the audio threads may run realtime (not --no-realtime).
+    var realtime: Bool
+    var ipcServer: String?
+    var mpris: Bool
+    /// How this room registers with the sender's control service; nil with --no-control, or when it cannot (not
+    /// a synchronised RTP receiver).
+    var room: RoomOptions?
+    /// Whether --delay-ms was given (else the room's kept delay is the start value).
+    var delayGiven: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard let url = arguments.operands.first else { throw UsageError("no URL given (e.g. rtp://@:5004)") }
@@ -84,17 +94,16 @@ struct ReceiveCommand {
             }
             timeout = seconds
         }
-        let (sink, pipeline) = try arguments.sinkOrPipeline()
-        if let text = sink ?? pipeline, text.allSatisfy(\.isWhitespace) {
-            throw UsageError("--sink and --pipeline need a launch string")
-        }
-        output = pipeline ?? sink.map { "audioconvert ! audioresample ! " + $0 }
+        output = try arguments.receiveOutput()
         interface = arguments.value("iface")
         synchronised = !arguments.flags.contains("no-sync")
         clock = try arguments.value("clock").map { text throws(UsageError) in try ReferenceClock(option: text) }
         delayMilliseconds = try arguments.integer("delay-ms", in: -10_000...10_000) ?? 0
+        delayGiven = arguments.value("delay-ms") != nil
         quiet = arguments.flags.contains("quiet")
         verbose = arguments.flags.contains("verbose")
+        realtime = !arguments.flags.contains("no-realtime")
+        (ipcServer, mpris) = (arguments.value("input-ipc-server"), !arguments.flags.contains("no-mpris"))
         switch source {
         case .rtp(let endpoint):
             if !endpoint.listen && !endpoint.isMulticast {
@@ -111,6 +120,7 @@ struct ReceiveCommand {
         case .sdp:
             break
         }
+        room = try Self.room(arguments, source: source, synchronised: synchronised)
         if !synchronised && (delayMilliseconds != 0 || clock != nil) {
             throw UsageError("--delay-ms and --clock synchronise playback; they do not go with --no-sync")
         }
@@ -135,18 +145,42 @@ struct ReceiveCommand {
         configuration.timeout = timeout.map { .seconds($0) }
         configuration.interface = interface
         configuration.output = output
-        let showsStatus = Terminal.stdoutIsTerminal && !quiet
         configuration.statusInterval = showsStatus ? .milliseconds(100) : nil
         configuration.lossReportInterval = !showsStatus && !quiet ? .seconds(1) : nil
+        configuration.realtimeThreads = realtime
         return configuration
     }
+
+    /// Whether a status line is drawn: on a terminal, without --quiet.
+    var showsStatus: Bool { Terminal.stdoutIsTerminal && !quiet }
 
     func run() throws(UsageError) -> ExitCode {
         Gst.initialize()
         Interrupts.install()
         let renderer = ReceiveRenderer(self)
-        let session = ReceiveSession(configuration, observer: renderer.render)
+        var configuration = configuration
+        let identity = room.map { startingIdentity($0, configuration: &configuration) }
+        let model = ReceiveModel(configuration: configuration)
+        guard let ipc = IPCOption.open(ipcServer, { try ReceiveIPC(socket: $0, model: model) }) else { return .failure }
+        let mpris = mpris ? ReceiveMPRIS(model: model) : nil
+        defer {
+            ipc?.close()
+            mpris?.close()
+        }
+        configuration.statusInterval = IPCOption.statusInterval(configuration.statusInterval, serving: ipc)
+        if room != nil { configuration.statusInterval = configuration.statusInterval ?? RoomClient.statusInterval }
+        var roomClient: RoomClient?
+        let session = ReceiveSession(configuration) { event in
+            renderer.render(event)
+            model.update(event)
+            ipc?.handle(event)
+            mpris?.handle(event)
+            roomClient?.handle(event)
+        }
         let control = session.control
+        model.control = control
+        if let room, let identity { roomClient = makeRoomClient(room, identity: identity, model: model) }
+        defer { roomClient?.close() }
         Interrupts.onSignal({ control.stop(.interrupted($0)) })
         do { return renderer.finish(try session.run()) } catch { return renderer.fail(error) }
     }

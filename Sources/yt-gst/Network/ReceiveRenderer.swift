@@ -5,19 +5,17 @@ import Streaming
 
 /// Renders a `ReceiveSession`'s events on the terminal, and its ending or error as a last line and an exit code.
 final class ReceiveRenderer {
-    private let source: StreamURL
-    private let timeout: Double?
-    private let quiet: Bool
-    private let verbose: Bool
+    private let command: ReceiveCommand
     private var status: StatusLine
 
     init(_ command: ReceiveCommand) {
-        source = command.source
-        timeout = command.timeout
-        quiet = command.quiet
-        verbose = command.verbose
-        status = StatusLine(enabled: Terminal.stdoutIsTerminal && !command.quiet)
+        self.command = command
+        status = StatusLine(enabled: command.showsStatus)
     }
+
+    private var source: StreamURL { command.source }
+    private var quiet: Bool { command.quiet }
+    private var verbose: Bool { command.verbose }
 
     func render(_ event: ReceiveSession.Event) {
         switch event {
@@ -32,43 +30,48 @@ final class ReceiveRenderer {
             status.draw("\(state) \(source)  \(current.stats.audio.duration)  \(current.stats.packets)\(timing)")
         case .warning(let warning):
             guard !quiet else { return }
-            say("yt-gst: \(source): warning: \(text(warning))")
+            status.say("yt-gst: \(source): warning: \(text(warning))")
         case .packetsLost(let count):
-            say("yt-gst: \(source): \(count) packets lost so far")
+            status.say("yt-gst: \(source): \(count) packets lost so far")
         case .clockLost:
             if !quiet {
-                say("yt-gst: \(source): warning: the sender's clock stopped answering; playing on its last estimate")
+                status.say(
+                    "yt-gst: \(source): warning: the sender's clock stopped answering; playing on its last estimate")
             }
         case .clockRegained:
-            if !quiet { say("yt-gst: \(source): the sender's clock answers again") }
+            if !quiet { status.say("yt-gst: \(source): the sender's clock answers again") }
+        case .title, .senderFound:
+            break
         case .problem(let error):
-            say("yt-gst: \(error.text(verbose: verbose))")
+            status.say("yt-gst: \(error.text(verbose: verbose))")
         }
     }
 
     /// The last lines for how the stream ended, and the exit code.
     func finish(_ ending: ReceiveSession.Ending) -> ExitCode {
         status.clear()
-        if !ending.finalised, let failure = ending.failure { say("yt-gst: \(failure.text(verbose: verbose))") }
+        if !ending.finalised, let failure = ending.failure { status.say("yt-gst: \(failure.text(verbose: verbose))") }
         let summary = ending.stats?.summary ?? ""
         let timing = ending.sync.map { "; \($0.text)" } ?? ""
         switch ending.reason {
         case .senderFinished:
             guard ending.finalised, (ending.stats?.audio.buffers ?? 0) > 0 else {
-                say("yt-gst: \(source): the sender finished before any audio was decoded (\(summary))")
+                status.say("yt-gst: \(source): the sender finished before any audio was decoded (\(summary))")
                 return .failure
             }
-            if !quiet { say("yt-gst: \(source): the sender finished; \(summary)\(timing)") }
+            if !quiet { status.say("yt-gst: \(source): the sender finished; \(summary)\(timing)") }
             return .success
         case .timedOut:
-            say("yt-gst: no data from \(source) for \(timeoutText)" + (ending.stats.map { " (\($0.summary))" } ?? ""))
+            status.say(
+                "yt-gst: no data from \(source) for \(timeoutText)" + (ending.stats.map { " (\($0.summary))" } ?? ""))
             return .failure
         case .stopped(let reason):
-            if ending.finalised && !quiet { say("yt-gst: \(source): stopped; \(summary)\(timing)") }
+            if ending.finalised && !quiet { status.say("yt-gst: \(source): stopped; \(summary)\(timing)") }
             return reason.exitCode
         case .failed:
             if ending.finalised {
-                say("yt-gst: \(ending.failure.map { $0.text(verbose: verbose) } ?? "\(source): failed") (\(summary))")
+                status.say(
+                    "yt-gst: \(ending.failure.map { $0.text(verbose: verbose) } ?? "\(source): failed") (\(summary))")
             }
             return .failure
         }
@@ -77,7 +80,7 @@ final class ReceiveRenderer {
     /// The one line for an error that kept the session from running or ended it at once, and the exit code.
     func fail(_ error: StreamingError) -> ExitCode {
         status.clear()
-        say("yt-gst: \(error.text(verbose: verbose))")
+        status.say("yt-gst: \(error.text(verbose: verbose))")
         if case .launch(let cause, _) = error, cause.kind != .missingElement { return .usage }
         return .failure
     }
@@ -94,12 +97,7 @@ final class ReceiveRenderer {
     }
 
     private var timeoutText: String {
-        guard let timeout else { return "" }
+        guard let timeout = command.timeout else { return "" }
         return timeout == timeout.rounded() ? "\(Int(timeout)) s" : "\(timeout) s"
-    }
-
-    private func say(_ line: String) {
-        status.clear()
-        Terminal.error(line)
     }
 }

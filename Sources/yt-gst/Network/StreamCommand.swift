@@ -1,5 +1,6 @@
 // yt-gst — `yt-gst stream`: sends WAV files to other machines over RTP (unicast or multicast) or SRT.
 import AppSrcFeeder
+import Control
 import GstPlayer
 import Streaming
 
@@ -33,7 +34,7 @@ struct StreamCommand {
                 name: "ttl", valueName: "N", help: "Multicast time-to-live, 1 to 255 (default 1: this network only)."),
         ] + BroadcastCommand.options + [
             .quiet(silencing: "status line and no warnings"),
-            .verbose,
+            .verbose, .noRealtime, .inputIPCServer, .control, .controlToken, .controlOpen, .controlReadOpen,
         ],
         discussion: """
             RTP goes through rtpbin with RTCP on PORT+1; the end of the stream is an RTCP BYE. The sender publishes
@@ -77,6 +78,11 @@ struct StreamCommand {
     var ttl: Int?
     var quiet: Bool
     var verbose: Bool
+    /// Whether the audio threads may run realtime (not --no-realtime).
+    var realtime: Bool
+    var ipcServer: String?
+    /// `--control` and its companions; nil without it.
+    var hub: HubOptions?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         guard !arguments.operands.isEmpty else { throw UsageError("no file given") }
@@ -104,6 +110,9 @@ struct StreamCommand {
         ttl = try arguments.integer("ttl", in: 1...255)
         quiet = arguments.flags.contains("quiet")
         verbose = arguments.flags.contains("verbose")
+        realtime = !arguments.flags.contains("no-realtime")
+        ipcServer = arguments.value("input-ipc-server")
+        hub = try HubOptions(arguments)
         if destinations.count > 1, !destinations.allSatisfy({ if case .rtp = $0 { true } else { false } }) {
             throw UsageError("several --to are for RTP hosts; SRT sends to one peer")
         }
@@ -130,8 +139,26 @@ struct StreamCommand {
     func run() throws(UsageError) -> ExitCode {
         Gst.initialize()
         let renderer = StreamRenderer(self)
-        let session = StreamSession(configuration(statusInterval: renderer.statusInterval), observer: renderer.render)
+        let model = StreamModel()
+        guard let ipc = IPCOption.open(ipcServer, { try StreamIPC(socket: $0, model: model) }) else { return .failure }
+        defer { ipc?.close() }
+        var servers: ControlServers?
+        if let hub {
+            guard let started = hub.start(model: model, streamID: destination.description, quiet: quiet) else {
+                return .failure
+            }
+            servers = started
+        }
+        defer { servers?.close() }
+        let session = StreamSession(
+            configuration(statusInterval: IPCOption.statusInterval(renderer.statusInterval, serving: ipc))
+        ) { event in
+            renderer.render(event)
+            model.update(event)
+            ipc?.handle(event)
+        }
         let control = session.control
+        model.control = control
         Interrupts.onSignal { control.stop(.interrupted($0)) }
         do { return renderer.finish(.success(try session.run())) } catch { return renderer.finish(.failure(error)) }
     }
@@ -146,6 +173,7 @@ struct StreamCommand {
         configuration.interface = interface
         configuration.ttl = ttl
         configuration.statusInterval = statusInterval
+        configuration.realtimeThreads = realtime
         return configuration
     }
 

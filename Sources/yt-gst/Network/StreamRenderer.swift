@@ -28,13 +28,14 @@ final class StreamRenderer {
             label =
                 (files.count == 1 ? files[0] : "\(files.count) files") + " → "
                 + command.destinations.map(\.description).joined(separator: ", ") + " (\(format))"
-        case .fileWarning(let path, let warning): if !command.quiet { report("yt-gst: \(path): warning: \(warning)") }
-        case .fileFailed(let failure): report("yt-gst: \(failure)")
-        case .emptyFile(let file): if !command.quiet { file.warningLines.forEach(report) }
+        case .fileWarning(let path, let warning):
+            if !command.quiet { status.say("yt-gst: \(path): warning: \(warning)") }
+        case .fileFailed(let failure): status.say("yt-gst: \(failure)")
+        case .emptyFile(let file): if !command.quiet { file.warningLines.forEach { status.say($0) } }
         case .clockNotPublished(let error):
-            if !command.quiet { report("yt-gst: warning: \(error.message); receivers will not be in step") }
+            if !command.quiet { status.say("yt-gst: warning: \(error.message); receivers will not be in step") }
         case .warning(let warning): warnings.report(warning, about: command.destination, status: &status)
-        case .fileChanged, .callerConnected: break
+        case .fileChanged, .callerConnected, .pausedChanged, .seeked, .orderChanged, .volumeChanged: break
         }
     }
 
@@ -45,9 +46,7 @@ final class StreamRenderer {
         case .success(.finished(let someFilesFailed)): return someFilesFailed ? .failure : .success
         case .success(.stopped(let reason)): return reason.exitCode
         case .failure(let error):
-            let (line, code) = error.sendMessage { error, connected in command.describe(error, connected: connected) }
-            if let line { Terminal.error(line) }
-            return code
+            return error.reportSendError { error, connected in command.describe(error, connected: connected) }
         }
     }
 
@@ -62,10 +61,5 @@ final class StreamRenderer {
                 status.draw("\(mark) \(now.position)  \(label)")
             }
         }
-    }
-
-    private func report(_ line: String) {
-        status.clear()
-        Terminal.error(line)
     }
 }

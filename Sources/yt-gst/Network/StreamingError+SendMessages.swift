@@ -3,24 +3,27 @@ import GstPlayer
 import Streaming
 
 extension StreamingError {
-    /// The line to print for a stream's or broadcast's error (nil when the events said it all already) and the exit
-    /// code.
+    /// Prints the line for a stream's or broadcast's error (none when the events said it all already) and gives the
+    /// exit code.
     ///
     /// - Parameter pipeline: the command's wording of a pipeline error (it names the destination concerned).
-    func sendMessage(pipeline: (GstError, _ connected: Bool) -> String) -> (line: String?, code: ExitCode) {
+    func reportSendError(pipeline: (GstError, _ connected: Bool) -> String) -> ExitCode {
+        let line: String
         switch self {
-        case .nothingOpened: (nil, .failure)
-        case .needsSDP: ("yt-gst: \(text(verbose: false))", .usage)
-        case .pipeline(let error, let connected): ("yt-gst: \(pipeline(error, connected))", .failure)
-        default: ("yt-gst: \(text(verbose: false))", .failure)
+        case .nothingOpened: return .failure
+        case .pipeline(let error, let connected): line = pipeline(error, connected)
+        default: line = text(verbose: false)
         }
+        Terminal.error("yt-gst: \(line)")
+        if case .needsSDP = self { return .usage }
+        return .failure
     }
 }
 
 extension StopReason {
-    /// How a session stopped this way exits: 143 for SIGTERM, 130 for SIGINT (and a stop asked otherwise).
+    /// How a session stopped this way exits: 143 for SIGTERM, 130 for SIGINT, 0 when asked (`quit` on the socket).
     var exitCode: ExitCode {
-        guard case .interrupted(let signal) = self else { return .interrupted }
+        guard case .interrupted(let signal) = self else { return .success }
         return Interrupts.exitCode(for: signal)
     }
 }

@@ -1,5 +1,6 @@
 // yt-gst — `yt-gst play`: options, then a playback session over the expanded playlist.
 import AppSrcFeeder
+import Control
 import GstPlayer
 import WAV
 
@@ -17,22 +18,15 @@ struct PlayCommand {
             OptionSpec(name: "volume", valueName: "X", help: "Volume, 0.0 to 1.5 (1.0 = unchanged)."),
             OptionSpec(name: "mute", help: "Start muted."),
             OptionSpec(name: "rate", valueName: "X", help: "Playback rate, 0.25 to 4, pitch kept (scaletempo)."),
-            OptionSpec(name: "shuffle", help: "Play the list in random order."),
-            OptionSpec(
-                name: "loop", valueName: "N", optionalNumber: true,
-                help: "Repeat the whole list (N times; forever without N)."),
+        ] + OptionSpec.listOrder() + [
             OptionSpec(name: "loop-file", help: "Repeat each file until skipped with n (or quit)."),
             OptionSpec(
                 name: "chunk-ms", valueName: "N",
                 help: "Milliseconds of audio per pushed buffer (default 200; 1000 when no sink plays in real time)."),
             OptionSpec(name: "buffers", valueName: "N", help: "Buffers queued in the appsrc (default 3)."),
-            OptionSpec(
-                name: "status", valueName: "MODE",
-                help: "Status output: auto (a line on a terminal), json (a JSON object per line), none."),
-            OptionSpec(name: "no-interactive", help: "Ignore the keyboard even on a terminal."),
-            .quiet(silencing: "status line, tags or warnings"),
-            .verbose,
-        ],
+            .inputIPCServer,
+            .noMPRIS,
+        ] + TerminalOptions.specs(quietSilencing: "status line, tags or warnings"),
         discussion: """
             Arguments may be WAV files, directories (searched recursively for .wav/.wave/.bwf/.rf64/.w64, in natural
             order) and m3u, m3u8 or pls playlists (relative paths are resolved against the playlist). A file that fails
@@ -60,9 +54,8 @@ struct PlayCommand {
               yt-gst play song.wav --pipeline wav-file --set location='my song!.wav'
               yt-gst play song.wav --sink pulse --set device=alsa_output.usb-headset
               arecord -f cd | yt-gst play -
+              yt-gst play song.wav --input-ipc-server yt.sock   (then: yt-gst ctl yt.sock cycle pause)
             """)
-
-    enum StatusMode: String { case auto, json, none }
 
     var arguments: [String]
     var pipeline: String?
@@ -80,10 +73,11 @@ struct PlayCommand {
     /// nil: play once; 0: forever; N: N times.
     var loopCount: Int?
     var loopFile: Bool
-    var status: StatusMode
-    var interactive: Bool
-    var quiet: Bool
-    var verbose: Bool
+    var terminal: TerminalOptions
+    /// The socket of `--input-ipc-server`, if given.
+    var ipcServer: String?
+    /// Publish MPRIS when a session bus exists (not `--no-mpris`).
+    var mpris: Bool
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard !parsed.operands.isEmpty else { throw UsageError("no file given") }
@@ -103,41 +97,45 @@ struct PlayCommand {
         muted = parsed.flags.contains("mute")
         rate = try parsed.number("rate", in: PlaybackSession.rateRange) ?? 1
         shuffle = parsed.flags.contains("shuffle")
-        loopCount = parsed.flags.contains("loop") ? (try parsed.integer("loop", in: 1...1_000_000) ?? 0) : nil
+        loopCount = try parsed.loopCount()
         loopFile = parsed.flags.contains("loop-file")
-        guard let mode = StatusMode(rawValue: parsed.value("status") ?? "auto") else {
-            throw UsageError("--status must be auto, json or none")
-        }
-        status = mode
-        interactive = !parsed.flags.contains("no-interactive")
-        quiet = parsed.flags.contains("quiet")
-        verbose = parsed.flags.contains("verbose")
+        terminal = try TerminalOptions(parsed)
+        ipcServer = parsed.value("input-ipc-server")
+        mpris = !parsed.flags.contains("no-mpris")
     }
 
     func run() throws(UsageError) -> ExitCode {
         Interrupts.install()
         let resolved = try PipelineChoice.resolve(
             pipeline: pipeline, sink: sink, settings: settings, library: .standard)
-        let (files, warnings) = Playlist.expand(arguments)
-        if !quiet { for warning in warnings { Terminal.error("yt-gst: warning: \(warning)") } }
-        guard !files.isEmpty else {
-            Terminal.error("yt-gst: \(arguments.joined(separator: " ")): nothing to play (no WAV files found)")
+        guard let files = Playlist.files(of: arguments, nothingTo: "play", quiet: terminal.quiet) else {
             return .failure
         }
         try checkPipes(in: files)
         let keyboard =
-            interactive && Terminal.stdoutIsTerminal ? KeyboardInput(stdinIsAudio: files.contains("-")) : nil
-        let renderer = PlaybackRenderer(
-            statusLine: status == .auto && Terminal.stdoutIsTerminal && !quiet, json: status == .json, quiet: quiet,
-            verbose: verbose)
-        let session = PlaybackSession(
-            configuration(files: files, pipeline: resolved, keys: keyboard != nil, showsStatus: renderer.showsStatus),
-            observer: renderer.render)
+            terminal.interactive && Terminal.stdoutIsTerminal ? KeyboardInput(stdinIsAudio: files.contains("-")) : nil
+        let renderer = PlaybackRenderer(terminal)
+        var configuration = configuration(
+            files: files, pipeline: resolved, keys: keyboard != nil, showsStatus: renderer.showsStatus)
+        let model = PlaybackModel(configuration: configuration)
+        guard let ipc = IPCOption.open(ipcServer, { try PlaybackIPC(socket: $0, model: model) }) else {
+            return .failure
+        }
+        let mpris = openMPRIS(for: model, configuration: &configuration)
+        let session = PlaybackSession(configuration) { event in
+            renderer.render(event)
+            model.update(event)
+            ipc?.handle(event)
+            mpris?.handle(event)
+        }
         let control = session.control
+        model.control = control
         let keys = keyboard.map { KeyControl($0, control: control, renderer: renderer, start: start) }
         Interrupts.onSignal { control.stop(.interrupted(signal: $0)) }
         // The one place the terminal is put back, whichever way playback ends.
         defer {
+            ipc?.close()
+            mpris?.close()
             keys?.stop()
             renderer.finish()
             keyboard?.restore()
@@ -158,10 +156,12 @@ struct PlayCommand {
     ) -> PlaybackSession.Configuration {
         var configuration = PlaybackSession.Configuration(files: files, launch: pipeline.launch)
         configuration.properties = pipeline.properties
+        // The IPC socket may set the volume and the speed, as the keys may (and MPRIS, see openMPRIS).
+        let steered = keys || ipcServer != nil
         configuration.processing = Processing(
-            volume: keys || volume != nil || muted, tempo: keys || rate != 1, level: showsStatus)
+            volume: steered || volume != nil || muted, tempo: steered || rate != 1, level: showsStatus)
         configuration.shuffle = shuffle
-        configuration.passes = loopCount.map { $0 == 0 ? nil : $0 } ?? 1
+        configuration.passes = ParsedArguments.passes(loopCount: loopCount)
         configuration.repeatEachFile = loopFile
         configuration.start = start
         configuration.end = end
@@ -170,6 +170,7 @@ struct PlayCommand {
         configuration.rate = rate
         configuration.chunkMilliseconds = chunkMilliseconds
         configuration.buffers = buffers
+        // The IPC socket asks for more while a client observes time-pos (see PlaybackIPC.requestHandled).
         configuration.statusInterval = showsStatus ? .milliseconds(100) : nil
         return configuration
     }

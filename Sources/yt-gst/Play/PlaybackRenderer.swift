@@ -14,11 +14,11 @@ final class PlaybackRenderer {
     /// The file that plays, as last announced.
     private(set) var playing: PlaybackSession.File?
 
-    init(statusLine: Bool, json: Bool, quiet: Bool, verbose: Bool) {
-        self.statusLine = StatusLine(enabled: statusLine)
-        self.json = json
-        self.quiet = quiet
-        self.verbose = verbose
+    init(_ options: TerminalOptions) {
+        statusLine = StatusLine(enabled: options.drawsStatusLine(onTerminal: Terminal.stdoutIsTerminal))
+        json = options.status == .json
+        quiet = options.quiet
+        verbose = options.verbose
     }
 
     /// Whether status events are shown (and so worth asking the session for).
@@ -50,7 +50,7 @@ final class PlaybackRenderer {
             report("yt-gst: \(path): seeking is unavailable on a pipe (it plays forward only)")
         case .commandFailed(let error):
             report("yt-gst: \(describe(error))")
-        case .ended:
+        case .ended, .seeked, .pausedChanged, .controlsChanged, .orderChanged:
             break
         }
     }

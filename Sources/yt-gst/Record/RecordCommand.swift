@@ -1,5 +1,6 @@
 // yt-gst — `yt-gst record`: options, the source, then a recording session (Recording) with keys, signals and status.
 import AppSrcFeeder
+import Control
 import Glibc
 import GstPlayer
 import Recording
@@ -42,13 +43,8 @@ struct RecordCommand {
             OptionSpec(
                 name: "split", valueName: "TIME|vox",
                 help: "Start a new file every TIME, or per utterance with --vox; OUT is then a name pattern."),
-            OptionSpec(
-                name: "status", valueName: "MODE",
-                help: "Status output: auto (a line on a terminal), json (a JSON object per line), none."),
-            OptionSpec(name: "no-interactive", help: "Ignore the keyboard even on a terminal."),
-            .quiet(silencing: "status line"),
-            .verbose,
-        ],
+            .inputIPCServer,
+        ] + TerminalOptions.specs(quietSilencing: "status line"),
         discussion: """
             The WAV header is rewritten with the true sizes after every write and the file synced to disk at least
             once a second, so a crash, kill -9, power cut or full disk leaves a valid WAV holding everything up to
@@ -96,10 +92,8 @@ struct RecordCommand {
     var hang: Double
     /// nil: one file; `.every(seconds)` or `.utterance`.
     var split: RecordSession.Configuration.Split?
-    var status: PlayCommand.StatusMode
-    var interactive: Bool
-    var quiet: Bool
-    var verbose: Bool
+    var terminal: TerminalOptions
+    var ipcServer: String?
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard parsed.operands.count == 1, let output = parsed.operands.first, !output.isEmpty else {
@@ -144,13 +138,8 @@ struct RecordCommand {
             split = .every(seconds)
         }
         if output == "-" && split != nil { throw UsageError("--split needs file names, not -") }
-        guard let mode = PlayCommand.StatusMode(rawValue: parsed.value("status") ?? "auto") else {
-            throw UsageError("--status must be auto, json or none")
-        }
-        status = mode
-        interactive = !parsed.flags.contains("no-interactive")
-        quiet = parsed.flags.contains("quiet")
-        verbose = parsed.flags.contains("verbose")
+        terminal = try TerminalOptions(parsed)
+        ipcServer = parsed.value("input-ipc-server")
     }
 
     /// What the appsink accepts after a source fragment, and the launch string around a fragment: the session's
@@ -171,14 +160,20 @@ struct RecordCommand {
             }
             signal(SIGPIPE, SIG_IGN)  // a reader that goes away is EPIPE: the recording ends
         }
-        let terminal = toStandardOutput ? false : Terminal.stdoutIsTerminal
-        let keyboard = interactive && (terminal || toStandardOutput) ? KeyboardInput() : nil
-        let renderer = RecordRenderer(
-            statusLine: status == .auto && terminal && !quiet, json: status == .json,
-            toStandardOutput: toStandardOutput, verbose: verbose)
-        if renderer.showsStatus { configuration.statusInterval = .milliseconds(100) }
-        let session = RecordSession(configuration, observer: renderer.show)
+        let onTerminal = toStandardOutput ? false : Terminal.stdoutIsTerminal
+        let keyboard = terminal.interactive && (onTerminal || toStandardOutput) ? KeyboardInput() : nil
+        let renderer = RecordRenderer(terminal, onTerminal: onTerminal, toStandardOutput: toStandardOutput)
+        let model = RecordModel()
+        guard let ipc = IPCOption.open(ipcServer, { try RecordIPC(socket: $0, model: model) }) else { return .failure }
+        configuration.statusInterval = IPCOption.statusInterval(
+            renderer.showsStatus ? .milliseconds(100) : nil, serving: ipc)
+        let session = RecordSession(configuration) { event in
+            renderer.show(event)
+            model.update(event)
+            ipc?.handle(event)
+        }
         let control = session.control
+        model.control = control
         Interrupts.onSignal { control.stop(.interrupted($0)) }
         let keys = keyboard.map { keyboard in
             MainLoop.watch(keyboard.descriptor) {
@@ -186,6 +181,7 @@ struct RecordCommand {
             }
         }
         defer {
+            ipc?.close()
             keys?.cancel()
             renderer.clear()
             keyboard?.restore()
@@ -196,7 +192,7 @@ struct RecordCommand {
             return exitCode(for: ending)
         } catch {
             renderer.clear()
-            Terminal.error("yt-gst: \(RecordRenderer.describe(error, verbose: verbose))")
+            Terminal.error("yt-gst: \(RecordRenderer.describe(error, verbose: terminal.verbose))")
             return RecordRenderer.exitCode(for: error)
         }
     }

@@ -12,11 +12,11 @@ final class RecordRenderer {
     private let toStandardOutput: Bool
     private let verbose: Bool
 
-    init(statusLine: Bool, json: Bool, toStandardOutput: Bool, verbose: Bool) {
-        self.statusLine = StatusLine(enabled: statusLine)
-        jsonStatus = json
+    init(_ options: TerminalOptions, onTerminal: Bool, toStandardOutput: Bool) {
+        statusLine = StatusLine(enabled: options.drawsStatusLine(onTerminal: onTerminal))
+        jsonStatus = options.status == .json
         self.toStandardOutput = toStandardOutput
-        self.verbose = verbose
+        verbose = options.verbose
     }
 
     /// Whether the session should send status ticks at all (its levels are measured only then).

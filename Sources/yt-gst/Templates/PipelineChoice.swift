@@ -1,4 +1,5 @@
 // yt-gst — from --pipeline / --sink / --set to one launch string and the properties to set after parsing.
+import AppSrcFeeder
 import GstPlayer
 
 enum PipelineChoice {
@@ -56,33 +57,22 @@ enum PipelineChoice {
         return values
     }
 
-    /// Fills a template's placeholders from `values`.
+    /// Fills a template's placeholders from `values`; a value that does not fit is a one-line usage error.
     static func instantiate(
         _ template: PipelineTemplate, values: [String: String]
-    ) throws(UsageError)
-        -> ResolvedPipeline
-    {
-        let (launch, slots) = template.split()
-        let known = Set(slots.flatMap { Placeholder.scan($0.valueTemplate).map(\.key) })
-        let label = template.name.isEmpty ? template.origin : "template \"\(template.name)\""
-        for key in values.keys.sorted() where !known.contains(key) {
-            let offered = known.sorted().map { "${\($0)}" }.joined(separator: ", ")
-            throw UsageError(
-                "--set \(key): \(label) has no ${\(key)}" + (offered.isEmpty ? "" : " (it has \(offered))"),
-                showsHelp: false)
-        }
-        var properties: [ResolvedPipeline.Property] = []
-        for slot in slots {
-            do {
-                guard let value = try Placeholder.fill(slot.valueTemplate, with: values) else { continue }
-                properties.append(.init(element: slot.element, property: slot.property, value: value))
-            } catch {
+    ) throws(UsageError) -> ResolvedPipeline {
+        do { return try template.instantiate(values: values) } catch {
+            let label = template.name.isEmpty ? template.origin : "template \"\(template.name)\""
+            switch error {
+            case .unknownKey(let key, let known):
+                let offered = known.map { "${\($0)}" }.joined(separator: ", ")
                 throw UsageError(
-                    "\(label) needs a value for ${\(error.key)}: add --set \(error.key)=VALUE", showsHelp: false)
+                    "--set \(key): \(label) has no ${\(key)}" + (offered.isEmpty ? "" : " (it has \(offered))"),
+                    showsHelp: false)
+            case .missingValue(let key):
+                throw UsageError("\(label) needs a value for ${\(key)}: add --set \(key)=VALUE", showsHelp: false)
             }
         }
-        let origin = template.name.isEmpty ? template.origin : "template \"\(template.name)\" (\(template.origin))"
-        return ResolvedPipeline(launch: launch, properties: properties, origin: origin)
     }
 
     /// One word without spaces, `!` or `=`: a template name rather than launch text.

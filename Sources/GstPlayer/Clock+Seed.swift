@@ -1,0 +1,154 @@
+// yt-gst — a network clock set from the best of a short burst of its protocol's own exchanges, at once.
+internal import CGStreamer
+import Glibc
+
+/// Where a network clock asks the time, and in which protocol (see `Clock.seed(within:)`).
+struct TimeServer: Sendable {
+    var address: String
+    var port: Int
+    /// NTPv4 (`gst_ntp_clock_new`); otherwise GStreamer's own 16-byte packets (`GstNetTimeProvider`).
+    var ntp: Bool
+}
+
+/// One exchange with a time server, in ns: sent and received on the follower's internal clock, and the server's
+/// time at its receipt and reply.
+struct TimeExchange: Equatable, Sendable {
+    var sent: UInt64
+    var serverReceived: UInt64
+    var serverSent: UInt64
+    var received: UInt64
+
+    /// The round trip, the server's own time left out.
+    var roundTrip: UInt64 { (received &- sent) &- (serverSent &- serverReceived) }
+
+    /// The request packet of `server`'s protocol, stamped with `sent` (the server echoes it back).
+    static func request(ntp: Bool, sent: UInt64) -> [UInt8] {
+        ntp ? [0x23] + [UInt8](repeating: 0, count: 39) + bigEndian(sent) : bigEndian(sent) + bigEndian(0)
+    }
+
+    /// The exchange an answer closes, or nil when it is not the answer to the request stamped `sent`.
+    init?(answer bytes: [UInt8], ntp: Bool, sent: UInt64, received: UInt64) {
+        func word(_ at: Int) -> UInt64 { bytes[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+        /// NTP's 32.32 fixed point (s since 1900) in ns, as GStreamer's NTP clock counts.
+        func ntpTime(_ at: Int) -> UInt64 {
+            let value = word(at)
+            return (value >> 32) * 1_000_000_000 + ((value & 0xffff_ffff) * 1_000_000_000) >> 32
+        }
+        if ntp {
+            guard bytes.count >= 48, bytes[0] & 0x7 == 4, word(24) == sent else { return nil }
+            (serverReceived, serverSent) = (ntpTime(32), ntpTime(40))
+        } else {
+            guard bytes.count >= 16, word(0) == sent else { return nil }
+            (serverReceived, serverSent) = (word(8), word(8))
+        }
+        guard received >= sent, serverSent >= serverReceived else { return nil }
+        (self.sent, self.received) = (sent, received)
+    }
+
+    private static func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).reversed().map { UInt8(value >> ($0 * 8) & 0xff) }
+    }
+}
+
+extension Clock {
+    /// How many exchanges a seed makes at most; the one with the shortest round trip sets the clock.
+    static let seedExchanges = 8
+    /// GStreamer's own estimate replaces the seed once it has fitted this many answers (at 50 ms: 0.8 s), so that
+    /// its first rate is not fitted on a few noisy points (4 answers in 150 ms: rates off by 0.1-2 %, the clock
+    /// wandering by milliseconds in its first second).
+    static let observationsBeforeFit = 16
+
+    /// Sets a network clock (`following`, `ntp`) from the best of a short burst of its own protocol's exchanges
+    /// (rate 1, offset from the shortest round trip) and marks it synced, unless GStreamer already synced it.
+    ///
+    /// Why: GStreamer's client needs 4 answers before it is synced and waits 250 ms after any answer whose round
+    /// trip is more than twice its average, which on a busy machine is often (250 ms to 2 s to sync): receivers
+    /// then start late and lose the start of the stream. GStreamer's own estimate follows from the seed on.
+    /// - Returns: whether the clock is synced now; false when the server did not answer within `limit`.
+    /// The corresponding C functions are `gst_clock_set_calibration` and `gst_clock_set_synced` on the client's
+    /// "internal-clock".
+    public func seed(within limit: Duration) -> Bool {
+        guard let server, let follower = internalClock else { return isSynced }
+        defer { gst_object_unref(UnsafeMutableRawPointer(follower)) }
+        guard gst_clock_is_synced(follower) == 0 else { return true }
+        let best = Clock.exchanges(with: server, on: follower, within: limit).min { $0.roundTrip < $1.roundTrip }
+        guard let best else { return false }
+        gst_util_set_object_arg(
+            CGst_gobject(follower), "window-threshold", String(Clock.observationsBeforeFit))
+        // (GStreamer may have synced it meanwhile: its own calibration stands then.)
+        guard gst_clock_is_synced(follower) == 0 else { return true }
+        gst_clock_set_calibration(
+            follower, GstClockTime(best.sent / 2 + best.received / 2),
+            GstClockTime(best.serverReceived / 2 + best.serverSent / 2), 1, 1)
+        gst_clock_set_synced(follower, 1)
+        return true
+    }
+
+    /// The client's internal clock (+1), the one that talks to the server; nil for other clocks.
+    private var internalClock: UnsafeMutablePointer<GstClock>? {
+        guard g_object_class_find_property(CGst_gobject_class_of(raw), "internal-clock") != nil else { return nil }
+        var value = GValue()
+        g_value_init(&value, gst_clock_get_type())
+        defer { g_value_unset(&value) }
+        g_object_get_property(CGst_gobject(raw), "internal-clock", &value)
+        guard let clock = g_value_dup_object(&value) else { return nil }
+        return clock.assumingMemoryBound(to: GstClock.self)
+    }
+
+    /// Up to `seedExchanges` exchanges with `server`, one after the other, within `limit`; timed on `follower`.
+    private static func exchanges(
+        with server: TimeServer, on follower: UnsafeMutablePointer<GstClock>, within limit: Duration
+    ) -> [TimeExchange] {
+        guard let socket = connectedSocket(to: server) else { return [] }
+        defer { close(socket) }
+        let deadline = ContinuousClock.now + limit
+        var done: [TimeExchange] = []
+        while done.count < seedExchanges, ContinuousClock.now < deadline {
+            let sent = UInt64(gst_clock_get_internal_time(follower))
+            let request = TimeExchange.request(ntp: server.ntp, sent: sent)
+            guard send(socket, request, request.count, 0) == request.count else { return done }
+            // Until its answer; none (the deadline, or the server unreachable) ends the burst.
+            var answered = false
+            while !answered, let answer = receive(on: socket, until: deadline) {
+                let received = UInt64(gst_clock_get_internal_time(follower))
+                if let exchange = TimeExchange(answer: answer, ntp: server.ntp, sent: sent, received: received) {
+                    done.append(exchange)
+                    answered = true
+                }
+            }
+            if !answered { return done }
+        }
+        return done
+    }
+
+    /// A UDP socket connected to `server` (its first address), nil when it cannot be resolved or reached.
+    private static func connectedSocket(to server: TimeServer) -> Int32? {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(server.address, String(server.port), &hints, &found) == 0, let info = found else {
+            return nil
+        }
+        defer { freeaddrinfo(found) }
+        let socket = Glibc.socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        guard socket >= 0 else { return nil }
+        guard connect(socket, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            close(socket)
+            return nil
+        }
+        return socket
+    }
+
+    /// The next datagram on `socket`, nil at `deadline` or on an error.
+    private static func receive(on socket: Int32, until deadline: ContinuousClock.Instant) -> [UInt8]? {
+        let left = deadline - .now
+        guard left > .zero else { return nil }
+        var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(
+            min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 1000))
+        guard poll(&poller, 1, milliseconds) > 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        let count = recv(socket, &bytes, bytes.count, 0)
+        return count > 0 ? Array(bytes[..<count]) : nil
+    }
+}
