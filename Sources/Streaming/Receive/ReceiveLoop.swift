@@ -88,7 +88,7 @@ final class ReceiveLoop: SessionLoopHandler {
     func nextDue() -> ContinuousClock.Instant? {
         MainLoop.earliest(
             endAt, finishDeadline, nextArrivalCheck, lastStats.flatMap(nextLossCheck),
-            configuration.statusInterval == nil ? nil : nextStatus, sync == nil ? nil : clockWatch.nextCheck)
+            configuration.statusInterval == nil ? nil : nextStatus, watchesClock ? clockWatch.nextCheck : nil)
     }
 
     /// Volume, mute and delay change the running pipeline; a stop begins the end of the stream.
@@ -252,9 +252,13 @@ final class ReceiveLoop: SessionLoopHandler {
 
     /// Reports once when the sender's clock stops answering (playback goes on, on the clock's last estimate).
     private func reportClockLoss() {
-        guard sync != nil, clockWatch.checkLost() else { return }
+        guard watchesClock, clockWatch.checkLost() else { return }
         session.observer(.clockLost)
     }
+
+    /// Whether silence from the sender's clock means a loss: only while synchronised and playing. Once the stream
+    /// ends the clock no longer matters, and a drain that outlasts the silence limit would report a loss that is none.
+    private var watchesClock: Bool { sync != nil && ending == nil }
 
     private func reportStatus(_ current: ReceiveStats) {
         guard let interval = configuration.statusInterval, ContinuousClock.now >= nextStatus else { return }

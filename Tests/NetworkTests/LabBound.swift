@@ -1,0 +1,49 @@
+// yt-gst — judging a multi-room lab run by its bounds, with one more attempt for a run that misses one.
+import TestSupport
+import Testing
+
+/// One bound a lab run is judged by: what it says, and whether the run held it.
+struct LabBound {
+    let name: String
+    let holds: Bool
+
+    init(_ name: String, _ holds: Bool) {
+        self.name = name
+        self.holds = holds
+    }
+
+    /// Each receiver's last words say it was in sync (not "clock lost", not unsynchronised).
+    static func receiversInSync(_ report: SkewReport) -> [LabBound] {
+        report.lab.processes.sorted { $0.key < $1.key }.filter { $0.key.hasPrefix("receiver") }.map {
+            LabBound("\($0.key) in sync", $0.value.logTail.contains("in sync"))
+        }
+    }
+}
+
+extension MultiRoomLab {
+    /// Runs the lab, prints the report and judges it; a run that misses a bound is run once more, and only the
+    /// last attempt's misses are recorded as issues.
+    ///
+    /// These are real-time measurements on a shared two-core machine, where one stall of the whole machine can
+    /// spoil a run of a feature that works (CI saw one room's latency drift for seconds beside a steady one). A
+    /// broken feature misses on every attempt; a missed attempt is printed with its report, never hidden.
+    static func run(
+        _ run: MultiRoomRun, titled title: String, attempts: Int = 2,
+        sourceLocation: SourceLocation = #_sourceLocation, judge: (SkewReport) -> [LabBound]
+    ) throws -> SkewReport {
+        var attempt = 1
+        while true {
+            let report = try MultiRoomLab.run(run)
+            print("\(title): \(report)")
+            let missed = judge(report).filter { !$0.holds }.map(\.name).joined(separator: "; ")
+            if missed.isEmpty { return report }
+            guard attempt == attempts else {
+                print("\(title): attempt \(attempt) of \(attempts) missed: \(missed); running it again")
+                attempt += 1
+                continue
+            }
+            Issue.record("\(title): missed: \(missed)\n\(report)", sourceLocation: sourceLocation)
+            return report
+        }
+    }
+}
