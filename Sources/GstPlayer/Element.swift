@@ -75,6 +75,25 @@ public class Element: @unchecked Sendable {
         return g_param_value_defaults(spec, &value) != 0
     }
 
+    /// An integer property's value (of any integer type); nil when the element has no such property or it is not
+    /// a number.
+    ///
+    /// The corresponding C functions are `g_object_get_property` and `g_value_transform`.
+    public func integer(_ property: String) -> Int? {
+        guard let spec = g_object_class_find_property(CGst_gobject_class_of(raw), property) else { return nil }
+        var value = GValue()
+        g_value_init(&value, spec.pointee.value_type)
+        defer { g_value_unset(&value) }
+        g_object_get_property(CGst_gobject(raw), property, &value)
+        var number = GValue()
+        g_value_init(&number, CGst_type_int64())
+        defer { g_value_unset(&number) }
+        guard g_value_type_transformable(spec.pointee.value_type, CGst_type_int64()) != 0,
+            g_value_transform(&value, &number) != 0
+        else { return nil }
+        return Int(g_value_get_int64(&number))
+    }
+
     /// Sets a property from its string form, as gst-launch would ("5004", "true", "0.5", "my song!.wav"): for text
     /// the user gives (`prop=value` in a template or option). Values the code has go through the typed
     /// `set(_:to:)`, which checks their type and range.

@@ -57,7 +57,7 @@ final class ReceivePipeline: ReceiveOutput {
         }
         if let sync {
             try pipeline.setState(.ready)  // autoaudiosink makes its sink when it goes to READY
-            try sync.alignOutputs(of: pipeline)
+            try sync.alignOutputs(of: pipeline, jitterBuffer: pipeline.element(named: "rtpbin"))
         }
         try pipeline.setState(.playing)
     }

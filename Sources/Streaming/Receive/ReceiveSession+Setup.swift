@@ -168,7 +168,6 @@ extension ReceiveSession {
             clock: shared, latency: ClockTime(nanoseconds: UInt64(latency) * 1_000_000),
             delay: Int64(configuration.delayMilliseconds) * 1_000_000, rate: rate)
         do throws(GstError) {
-            try pipeline.element(named: "rtpbin").set("latency", to: sync.jitterBufferMilliseconds)
             sync.prepare(pipeline, retimeElement: try pipeline.element(named: "retime"))
         } catch {
             throw streamError(error, plan: plan, connected: false)

@@ -35,15 +35,21 @@ public final class ReceiverSync {
     }
 
     /// The earliest a receiver may play (the most negative --delay-ms) with a shared latency of `latency` ms: what
-    /// the output buffers must be left of it.
-    public static func earliestDelayMilliseconds(latency: Int) -> Int {
-        max(latency - outputBufferMicroseconds / 1000 - 10, 0)
+    /// an output buffer of `outputBuffer` µs (and 10 ms for the rest of the pipeline) leaves of it.
+    public static func earliestDelayMilliseconds(latency: Int, outputBuffer: Int = outputBufferMicroseconds) -> Int {
+        max(latency - outputBuffer / 1000 - 10, 0)
+    }
+
+    /// The largest audio sink's buffer in µs: the default's until `alignOutputs` has seen the sinks.
+    private var outputBuffer = ReceiverSync.outputBufferMicroseconds
+    private var earliestDelayMilliseconds: Int {
+        ReceiverSync.earliestDelayMilliseconds(latency: latencyMilliseconds, outputBuffer: outputBuffer)
     }
 
     /// Plays every later packet `milliseconds` later than the shared instant (negative: earlier), within what the
     /// latency allows; returns the delay set. The output realigns once to the new instant (a short gap or skip).
     func setDelay(milliseconds: Int) -> Int {
-        let earliest = -ReceiverSync.earliestDelayMilliseconds(latency: latencyMilliseconds)
+        let earliest = -earliestDelayMilliseconds
         let bounded = min(max(milliseconds, earliest), 10_000)
         delay.nanoseconds.store(Int64(bounded) * 1_000_000, ordering: .relaxed)
         return bounded
@@ -52,9 +58,7 @@ public final class ReceiverSync {
     private var latencyMilliseconds: Int { Int(latency.nanoseconds / 1_000_000) }
 
     /// The jitter buffer's latency: what the shared latency leaves after the output's buffer, at least 10 ms.
-    var jitterBufferMilliseconds: Int {
-        max(ReceiverSync.earliestDelayMilliseconds(latency: latencyMilliseconds), 10)
-    }
+    private var jitterBufferMilliseconds: Int { max(earliestDelayMilliseconds, 10) }
 
     /// How far back the running time starts: packets that waited on the socket while the clock was being learned
     /// (at most its 3 s limit) get their running time like any other, and play if they are still due.
@@ -78,8 +82,11 @@ public final class ReceiverSync {
     }
 
     /// Hands every audio sink of the (READY) pipeline to an `OutputAligner`, with buffers small enough for the
-    /// shared latency and realignment on a sample's difference.
-    func alignOutputs(of pipeline: Pipeline) throws(GstError) {
+    /// shared latency and realignment on a sample's difference, and gives the jitter buffer what the largest
+    /// output buffer leaves of the latency (a user's `buffer-time=100000` on alsasink takes 60 ms more than the
+    /// default; with the default's share the pipeline's latency fell short of its minimum, and GStreamer warned).
+    func alignOutputs(of pipeline: Pipeline, jitterBuffer: Element) throws(GstError) {
+        var largestBuffer: Int? = nil
         for sink in pipeline.allElements() where sink.isAudioBaseSink {
             if sink.hasDefaultValue("buffer-time") {
                 try sink.set("buffer-time", to: ReceiverSync.outputBufferMicroseconds)
@@ -87,6 +94,8 @@ public final class ReceiverSync {
             if sink.hasDefaultValue("latency-time") {
                 try sink.set("latency-time", to: ReceiverSync.outputPeriodMicroseconds)
             }
+            largestBuffer = max(
+                largestBuffer ?? 0, sink.integer("buffer-time") ?? ReceiverSync.outputBufferMicroseconds)
             // A correction moves the output by one sample; the sink realigns only when its samples are at least
             // this far (1.5 samples) from where their timestamps say.
             try sink.set("alignment-threshold", to: 1_500_000_000 / rate)
@@ -95,6 +104,8 @@ public final class ReceiverSync {
             sink.follow(aligner)
             aligners.append(aligner)
         }
+        outputBuffer = largestBuffer ?? ReceiverSync.outputBufferMicroseconds
+        try jitterBuffer.set("latency", to: jitterBufferMilliseconds)
         // pulsesink's clock is what the aligners compare with the shared one: make it an unbiased one.
         if !aligners.isEmpty { PulseStreamClock.isEnabled.store(true, ordering: .relaxed) }
     }
