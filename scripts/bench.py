@@ -586,10 +586,18 @@ MULTIROOM_SCENARIOS = {
     "long": ([], "200 s run"),
     "delay": ([], "receiver 2 delayed 10 ms by its own option"),
     "alsa": ([], "every receiver on alsasink (ALSA's pulse plugin, 100 ms buffer, --latency-ms 160)"),
+    "pipewire": (["--server", "pipewire"], "PipeWire: every receiver on pipewire-pulse (pulsesink)"),
+    "pipewiresink": (["--server", "pipewire"], "PipeWire: every receiver on its own sink (pipewiresink)"),
+    "hog": (["--hog", "2"], "beside two CPU hogs (stress-ng --cpu 1 each)"),
 }
-# The alsa scenario's yt-gst receiver (the lab's PULSE_SINK picks its channel); Snapcast's is not measured there.
-YT_ALSA_RECEIVER = ("{binary} receive rtp://@{group}:{port} --iface eth0 --latency-ms 160 "
-                    "--sink 'alsasink device=pulse buffer-time=100000' -q {extra}")
+# The yt-gst receivers of the scenarios that are not Snapcast's (its client has no such output): alsa (the lab's
+# PULSE_SINK picks its channel) and pipewiresink (the lab's PipeWire node of its channel).
+YT_ONLY_RECEIVERS = {
+    "alsa": ("{binary} receive rtp://@{group}:{port} --iface eth0 --latency-ms 160 "
+             "--sink 'alsasink device=pulse buffer-time=100000' -q {extra}"),
+    "pipewiresink": ("{binary} receive rtp://@{group}:{port} --iface eth0 "
+                     "--sink 'pipewiresink target-object={sink}' -q {extra}"),
+}
 
 
 def multiroom_run(peer, scenario, a):
@@ -603,12 +611,12 @@ def multiroom_run(peer, scenario, a):
            "--seconds", str(seconds), "--max-lag-ms", "100", "--warmup-s", str(MULTIROOM_WARMUP_S)] + options
     if delay:
         lab += ["--expect-us", "10000"]
-    if scenario == "alsa" and peer != "yt-gst":
+    if scenario in YT_ONLY_RECEIVERS and peer != "yt-gst":
         return {"error": "n/a (yt-gst only)"}
     if peer == "yt-gst":
         if delay and not a.yt_delay:
             return {"error": "no --yt-delay given"}
-        receiver = (YT_ALSA_RECEIVER if scenario == "alsa" else a.yt_receiver).replace("{binary}", a.binary)
+        receiver = YT_ONLY_RECEIVERS.get(scenario, a.yt_receiver).replace("{binary}", a.binary)
         extras = ["", a.yt_delay if delay else ""] + [""] * (a.multiroom_receivers - 2)
         lab += ["--sender", a.yt_sender.replace("{binary}", a.binary)]
     else:
