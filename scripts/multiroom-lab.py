@@ -38,7 +38,8 @@
 # Faults per receiver I (1-based): --fast I:PPM (faketime -m -f "-OFF xRATE" with OFF = realtime - monotonic, so that
 # CLOCK_MONOTONIC stays where it is and runs PPM fast), --loss I:PCT (nftables drops PCT % of incoming UDP and TCP
 # packets at random), --jitter I:MAXMS (0..MAXMS ms of random delay, in order, on its path: for UDP a relay
-# namespace re-sends the multicast, the receiver drops the sender's copies and the others the relay's; for TCP a
+# namespace re-sends the multicast (and answers the sender's clock exchanges on port + 2 for the receiver, which
+# takes the relay for its sender), the receiver drops the sender's copies and the others the relay's; for TCP a
 # proxy in the receiver's namespace; which one is --jitter-proto), --join I:SECONDS (started that long after sending).
 # A busy machine: --hog N runs `stress-ng --cpu 1` N times (normal priority) from before the receivers start.
 #
@@ -373,6 +374,26 @@ def relay_udp(group, ports, max_ms):
         t.join()
 
 
+def relay_clock(port, sender, max_ms):
+    """Answers the sender's clock exchanges (UDP `port`, a yt-gst sender's RTP port + 2) for whoever asks the relay,
+    each way after 0..max_ms ms: the relayed stream's receiver takes the relay for its sender and asks it the time."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("0.0.0.0", port))
+    upstreams = {}
+
+    def forward(request):
+        data, client = request
+        if client not in upstreams:
+            upstream = upstreams[client] = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            upstream.connect((sender, port))
+            threading.Thread(target=delay_forever, daemon=True,
+                             args=(lambda u=upstream: u.recv(65536), lambda d, c=client: server.sendto(d, c),
+                                   max_ms)).start()
+        upstreams[client].send(data)
+
+    delay_forever(lambda: server.recvfrom(65536), forward, max_ms)
+
+
 def proxy_tcp(listen_port, target, target_port, max_ms):
     """Accepts on 127.0.0.1:listen_port and pipes each connection to target:target_port, delaying each chunk in
     both directions by 0..max_ms ms (in order)."""
@@ -454,6 +475,7 @@ def main():
                    help="the steady statistics (and the steady latency) start this long after sending")
     p.add_argument("--sniff", nargs=3, metavar=("GROUP", "PORT", "OUT"), help=argparse.SUPPRESS)
     p.add_argument("--relay-udp", nargs=3, metavar=("GROUP", "PORTS", "MAXMS"), help=argparse.SUPPRESS)
+    p.add_argument("--relay-clock", nargs=3, metavar=("PORT", "SENDER", "MAXMS"), help=argparse.SUPPRESS)
     p.add_argument("--proxy-tcp", nargs=4, metavar=("LISTEN", "HOST", "PORT", "MAXMS"), help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.sniff:
@@ -461,6 +483,8 @@ def main():
         return 0
     if a.relay_udp:
         return relay_udp(a.relay_udp[0], [int(x) for x in a.relay_udp[1].split(",")], float(a.relay_udp[2]))
+    if a.relay_clock:
+        return relay_clock(int(a.relay_clock[0]), a.relay_clock[1], float(a.relay_clock[2]))
     if a.proxy_tcp:
         return proxy_tcp(int(a.proxy_tcp[0]), a.proxy_tcp[1], int(a.proxy_tcp[2]), float(a.proxy_tcp[3]))
     # SIGTERM ends the run like Ctrl-C: the finally below still kills the processes and deletes the namespaces.
@@ -495,6 +519,7 @@ def main():
         for i, max_ms in jitter.items():
             if a.jitter_proto == "udp":
                 lab.launch("relay", f"python3 {this} --relay-udp {GROUP} {PORT},{PORT + 1} {max_ms}", "relay")
+                lab.launch("relay", f"python3 {this} --relay-clock {PORT + 2} {sender_address} {max_ms}", "relay-clock")
                 relay_ip = lab.hosts["relay"][1]
                 for j in range(1, len(a.receiver) + 1):
                     source = sender_address if j == i else relay_ip

@@ -95,6 +95,11 @@ extension Clock {
         return clock.assumingMemoryBound(to: GstClock.self)
     }
 
+    /// How long one exchange waits for its answer before the next request goes out: a lost packet costs this much
+    /// of the burst, not all of it (on a lossy path the first request's loss left the seed empty, and GStreamer's
+    /// client, on a jittery one, did not sync within the receiver's 3 s).
+    static let answerWait = Duration.milliseconds(40)
+
     /// Up to `seedExchanges` exchanges with `server`, one after the other, within `limit`; timed on `follower`.
     private static func exchanges(
         with server: TimeServer, on follower: UnsafeMutablePointer<GstClock>, within limit: Duration
@@ -107,16 +112,15 @@ extension Clock {
             let sent = UInt64(gst_clock_get_internal_time(follower))
             let request = TimeExchange.request(ntp: server.ntp, sent: sent)
             guard send(socket, request, request.count, 0) == request.count else { return done }
-            // Until its answer; none (the deadline, or the server unreachable) ends the burst.
-            var answered = false
-            while !answered, let answer = receive(on: socket, until: deadline) {
+            // Until its answer or `answerWait`; an answer to an earlier request is not this one's.
+            let wait = min(deadline, .now + answerWait)
+            while let answer = receive(on: socket, until: wait) {
                 let received = UInt64(gst_clock_get_internal_time(follower))
                 if let exchange = TimeExchange(answer: answer, ntp: server.ntp, sent: sent, received: received) {
                     done.append(exchange)
-                    answered = true
+                    break
                 }
             }
-            if !answered { return done }
         }
         return done
     }
