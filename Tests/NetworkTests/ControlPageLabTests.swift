@@ -62,7 +62,7 @@ struct ControlPageLabTests {
         try FileManager.default.createDirectory(at: artefacts, withIntermediateDirectories: true)
         print("artefacts: \(artefacts.path)")
         let script = Paths.packageRoot.appendingPathComponent("scripts/web-page-lab.py").path
-        let (levels, browser) = try Self.recordLevels(dir: dir, hub: hub) {
+        let (levels, browser) = try Self.recordLevels(dir: dir, hub: hub, room: id) {
             try lab.launch(
                 in: lab.host("phone"), "/usr/bin/python3",
                 [script, scene.url, artefacts.path, "Kitchen", "Bedroom", "Den", "50"], environment: marker.environment)
@@ -132,7 +132,7 @@ struct ControlPageLabTests {
     /// change of Kitchen's level (left) and of Bedroom's (right) in dB, from before the browser started to 1-2.7 s
     /// after the hub had the new volume; and the browser, still running (it goes on to the rename).
     static func recordLevels(
-        dir: URL, hub: JSONRPCTestClient, launchBrowser: () throws -> Launched
+        dir: URL, hub: JSONRPCTestClient, room id: String, launchBrowser: () throws -> Launched
     ) throws -> ((kitchen: Double, bedroom: Double), Launched) {
         let recording = dir.appendingPathComponent("rooms.wav").path
         let sink = ProcessInfo.processInfo.environment["YT_GST_PULSE_SINK"] ?? "spk"
@@ -142,10 +142,11 @@ struct ControlPageLabTests {
         defer { if recorder.isRunning { recorder.signal(SIGKILL) } }
         usleep(3_000_000)  // both rooms at 100 % in the recording's first seconds
         // A browser that never gets as far as the slider is started once more (a CI run once saw Chromium stall
-        // with nothing on stderr, where it takes 5-10 s).
+        // with nothing on stderr, where it takes 5-10 s). The room is found by its id: the page renames it right
+        // after the slider, and a poll by name that missed the moment in between took the browser for stalled.
         var browser = try launchBrowser()
         var stalled: [String] = []
-        while !poll(60, { percent(client("Kitchen", hub)) == 50 }) {
+        while !poll(60, { percent(clients(hub).first { $0["id"] as? String == id }) == 50 }) {
             browser.signal(SIGKILL)
             stalled.append(browser.wait(timeout: 5).stderr)
             guard stalled.count < 2 else {
