@@ -92,11 +92,20 @@ import Testing
         #expect(abs((filter.drift ?? 0) - 400) < 40, "drift estimated as \(filter.drift ?? 0) ppm")
     }
 
-    @Test func nothingIsCorrectedBeforeTheDeviceClockSettles() {
+    /// A device clock that has not started reads one time while the pipeline's runs on: nothing is measured until
+    /// it runs, and then the start-up gap is moved away within 200 ms.
+    @Test func theStartUpGapIsMovedAwayOnceTheDeviceClockRuns() {
         var filter = AlignmentFilter()
-        var moved = 0.0
-        for step in 0..<60 { moved += filter.observe(time: Double(step) * 5_000, gap: 9_000, samplePeriod: 20.8) }
-        #expect(moved == 0 && filter.phase != .following, "300 ms settling and 1 s measuring come first")
+        var moves: [(time: Double, move: Double)] = []
+        for step in 0..<80 {
+            let time = Double(step) * 5_000
+            let gap = time < 45_000 ? -time : -6_000
+            let move = filter.observe(time: time, gap: gap, samplePeriod: 20.8)
+            if move != 0 { moves.append((time, move)) }
+            if time < 45_000 { #expect(filter.phase == .settling, "frozen at \(time) µs") }
+        }
+        #expect(moves.count == 1 && moves[0].move == -6_000, "\(moves)")
+        #expect((150_000...260_000).contains(moves.first?.time ?? 0), "moved at \(moves.first?.time ?? 0) µs")
         filter.restart()
         #expect(filter.phase == .settling && filter.gap == nil)
     }
@@ -135,6 +144,7 @@ import Testing
     /// still lets the next request go.
     @Test func answersAreFittedAndEveryAnswerLetsTheNextRequestGo() throws {
         var state = PulseStreamClock.StreamState()
+        state.rate = 48_000
         for n in 1...12 {
             state.requestSent = UInt64(n) * 20_000
             state.answered(at: Double(n) * 20_000 + 200, position: Double(n) * 960 * 1.0003)
@@ -144,6 +154,21 @@ import Testing
         state.requestSent = 300_000
         state.answered(at: 300_500, position: nil)
         #expect(state.requestSent == 0 && state.snapshots.count == 12)
+    }
+
+    /// From the first answer on the stream has a time (the output's start-up gap is taken in its first 200 ms): the
+    /// nominal rate through the fastest answers, until there are enough for a slope.
+    @Test func theFirstAnswersGiveTheTimeAtTheNominalRate() throws {
+        var state = PulseStreamClock.StreamState()
+        state.rate = 48_000
+        // A position of 48 frames a ms; the slow answers (3 ms round trips) are stamped 1.5 ms off.
+        for (sent, roundTrip) in [(10_000.0, 3_000.0), (30_000, 100), (50_000, 3_000)] {
+            state.requestSent = UInt64(sent)
+            state.answered(at: sent + roundTrip, position: (sent + (roundTrip == 100 ? 50 : 0)) * 0.048)
+        }
+        let line = try #require(state.line)
+        #expect(line.slope == 0.048)
+        #expect(abs(line.value(at: 70_000) - 70_000 * 0.048) < 1, "\(line.value(at: 70_000)) frames")
     }
 }
 

@@ -1,7 +1,14 @@
 // yt-gst — how far an audio device plays from where the shared clock says, and the correction to make now.
 
 /// Follows the gap between an audio device's clock and the pipeline clock as the sink renders, and says how far
-/// to move the output: once by the whole gap when playback starts, then one sample at a time.
+/// to move the output: by the whole gap as soon as the device plays and again once its clock has settled, then one
+/// sample at a time.
+///
+/// An audio server starts a stream some milliseconds after the sink calibrated its clock (PulseAudio: 3–16 ms late,
+/// differing by 1–10 ms between two streams, measured in the multi-room lab), and that start-up gap holds from the
+/// first reading on. So once the device clock runs (and `coarseSettle` more), the median of `coarseTime` of
+/// readings moves the output: the rooms are within a few hundred µs a quarter of a second after their first sample,
+/// instead of playing milliseconds apart until the precise first estimate below.
 ///
 /// The device clock of an audio server (PulseAudio's stream time) is noisy from one reading to the next (tens to
 /// hundreds of µs on a busy machine), while a device's rate differs from the sender's by up to a few hundred ppm.
@@ -17,14 +24,17 @@
 public struct AlignmentFilter: Sendable {
     /// Why the filter has no estimate yet, or how it stands.
     public enum Phase: Equatable, Sendable {
-        /// The device clock is not running yet, or just restarted: readings are ignored for `settleTime`.
+        /// The device clock is not running yet, or just started: nothing moved yet.
         case settling
-        /// Collecting readings for the first estimate (`firstEstimateTime`).
+        /// Moved by the rough start-up gap; settling (`settleTime` from the device's start) and collecting readings
+        /// for the precise first estimate (`firstEstimateTime`).
         case measuring
         /// Corrections made; the output follows the clock.
         case following
     }
 
+    var coarseSettle = 50_000.0
+    var coarseTime = 100_000.0
     var settleTime = 700_000.0
     var firstEstimateTime = 1_000_000.0
     var window = 4_000_000.0
@@ -45,7 +55,12 @@ public struct AlignmentFilter: Sendable {
 
     private var readings: [(time: Double, gap: Double)] = []
     private var first = 0
-    private var settledAt: Double? = nil
+    /// The reading the next one is compared with to see the device clock run (at least `runCheckInterval` apart).
+    private var previous: (time: Double, gap: Double)? = nil
+    private let runCheckInterval = 2_000.0
+    /// When the device clock was first seen running, and the readings for the rough first move.
+    private var runningSince: Double? = nil
+    private var startUpGaps: [Double] = []
     private var lastDecision = -Double.infinity
 
     /// Starts over: the device clock was recalibrated.
@@ -53,7 +68,9 @@ public struct AlignmentFilter: Sendable {
         phase = .settling
         readings.removeAll(keepingCapacity: true)
         first = 0
-        settledAt = nil
+        previous = nil
+        runningSince = nil
+        startUpGaps.removeAll()
         gap = nil
         drift = nil
     }
@@ -62,12 +79,13 @@ public struct AlignmentFilter: Sendable {
     ///
     /// - Returns: how far to move the output now, in µs (positive: later), 0 for nothing.
     mutating func observe(time: Double, gap reading: Double, samplePeriod: Double) -> Double {
-        guard let settledAt else {
-            settledAt = time + settleTime
+        guard let runningSince else {
+            if deviceRuns(time: time, gap: reading) { runningSince = time }
             return 0
         }
+        if phase == .settling { return startUpMove(time: time, gap: reading, since: runningSince) }
+        let settledAt = runningSince + settleTime
         guard time >= settledAt else { return 0 }
-        if phase == .settling { phase = .measuring }
         readings.append((time, reading))
         while first < readings.count && readings[first].time < time - window { first += 1 }
         if first > 256 {
@@ -97,6 +115,34 @@ public struct AlignmentFilter: Sendable {
             for index in first..<readings.count { readings[index].gap -= move }
             gap = estimate - move
         }
+        return move
+    }
+
+    /// Whether the device clock has started: it advanced at least half as far as the pipeline clock since the
+    /// previous reading (a stream the server has not started yet reads one time while the pipeline runs on).
+    private mutating func deviceRuns(time: Double, gap reading: Double) -> Bool {
+        guard let previous else {
+            previous = (time, reading)
+            return false
+        }
+        guard time - previous.time >= runCheckInterval else { return false }
+        self.previous = (time, reading)
+        return reading - previous.gap >= -(time - previous.time) / 2
+    }
+
+    /// The rough first move: the median of the readings from `coarseSettle` to `coarseTime` after the device
+    /// started.
+    private mutating func startUpMove(time: Double, gap reading: Double, since start: Double) -> Double {
+        guard time >= start + coarseSettle else { return 0 }
+        startUpGaps.append(reading)
+        guard time >= start + coarseSettle + coarseTime else { return 0 }
+        let sorted = startUpGaps.sorted()
+        let move = sorted[sorted.count / 2]
+        startUpGaps.removeAll()
+        phase = .measuring
+        gap = 0
+        corrections += 1
+        corrected += move
         return move
     }
 

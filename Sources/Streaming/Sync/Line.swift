@@ -27,5 +27,12 @@ public struct Line: Equatable, Sendable {
         value = (sumY - slope * sumX) / count
     }
 
+    /// The line through (`origin`, `value`) with this slope.
+    public init(origin: Double, value: Double, slope: Double) {
+        self.origin = origin
+        self.value = value
+        self.slope = slope
+    }
+
     public func value(at x: Double) -> Double { value + slope * (x - origin) }
 }

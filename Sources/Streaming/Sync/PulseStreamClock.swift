@@ -16,7 +16,10 @@ import Synchronization
 /// runs at its own rate, as under libfaketime, must not mix in); of the last 2 s, the 30 % with the shortest round
 /// trip are fitted by a line
 /// (outliers beyond 4 × MAD dropped, fitted again), and the stream time is that line now. Measured with pulsesink in
-/// the multi-room lab: 21–32 µs p99 between two streams, against 0.15–1.8 ms.
+/// the multi-room lab: 21–32 µs p99 between two streams, against 0.15–1.8 ms. Below 10 snapshots (the first 200
+/// ms) a fitted slope is not to be trusted: the stream runs at its nominal rate through the median of the fastest
+/// snapshots, so that its time is right from its first milliseconds, when `OutputAligner` takes its start-up gap
+/// (libpulse's own was 100–200 µs off then).
 ///
 /// How: the executable exports `pa_stream_get_time` (see Package.swift) and forwards it to `streamTime`, so the
 /// `pulsesink` plugin's calls reach it first; libpulse's own is found in the already loaded library. Off
@@ -74,6 +77,8 @@ public enum PulseStreamClock {
         /// The fitted line: position (frames) at a time (µs).
         var line: Line? = nil
         var lastReturned: UInt64 = 0
+        /// The stream's nominal rate (frames a second).
+        var rate = 0.0
 
         /// The answer to the pending request came at `arrived` (µs) with `position` (frames; nil: nothing usable):
         /// the position is stamped halfway through the round trip and the line fitted again. Any answer lets the
@@ -86,7 +91,7 @@ public enum PulseStreamClock {
             guard let position else { return }
             snapshots.append((taken, position, roundTrip))
             snapshots.removeAll { $0.time < taken - Double(PulseStreamClock.window) }
-            line = PulseStreamClock.fit(snapshots)
+            line = PulseStreamClock.fit(snapshots, rate: rate)
         }
     }
 
@@ -135,11 +140,19 @@ public enum PulseStreamClock {
     }
 
     /// The line (position in frames against time in µs) through the fastest snapshots, fitted again without the
-    /// outliers; nil below 10 of them.
-    static func fit(_ snapshots: [(time: Double, position: Double, roundTrip: Double)]) -> Line? {
-        guard snapshots.count >= 10 else { return nil }
-        let fastest = snapshots.sorted { $0.roundTrip < $1.roundTrip }
-            .prefix(max(Int(Double(snapshots.count) * fastestShare), 10)).map { (x: $0.time, y: $0.position) }
+    /// outliers; below 10 of them, the line of the nominal `rate` through the median of the fastest. Nil without
+    /// snapshots or a rate.
+    static func fit(_ snapshots: [(time: Double, position: Double, roundTrip: Double)], rate: Double) -> Line? {
+        let byRoundTrip = snapshots.sorted { $0.roundTrip < $1.roundTrip }
+        guard snapshots.count >= 10 else {
+            guard let latest = snapshots.last, rate > 0 else { return nil }
+            let slope = rate / 1e6
+            let values = byRoundTrip.prefix(max(Int(Double(snapshots.count) * fastestShare), 1))
+                .map { $0.position - slope * ($0.time - latest.time) }.sorted()
+            return Line(origin: latest.time, value: values[values.count / 2], slope: slope)
+        }
+        let fastest = byRoundTrip.prefix(max(Int(Double(snapshots.count) * fastestShare), 10))
+            .map { (x: $0.time, y: $0.position) }
         guard let first = Line(through: fastest, origin: fastest[0].x) else { return nil }
         let residuals = fastest.map { abs($0.y - first.value(at: $0.x)) }
         let mad = residuals.sorted()[residuals.count / 2]
@@ -150,7 +163,7 @@ public enum PulseStreamClock {
 
 extension PulseStreamClock {
     /// libpulse's `pa_stream_get_time`, as `pulsesink` calls it (with the PulseAudio main loop locked): the fitted
-    /// stream time while `isEnabled`, libpulse's own otherwise or before 10 snapshots. The executable's exported
+    /// stream time while `isEnabled`, libpulse's own otherwise or before the first snapshot. The executable's exported
     /// `pa_stream_get_time` forwards here.
     public static func streamTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
         guard let library = PulseStreamClock.Library.shared else { return -1 }
@@ -165,6 +178,7 @@ extension PulseStreamClock {
         var ask = false
         let fitted: UInt64? = PulseStreamClock.streams.withLock { all in
             var state = all[key] ?? PulseStreamClock.StreamState()
+            state.rate = rate
             if state.requestSent == 0 && now - state.lastPoll >= PulseStreamClock.pollInterval {
                 state.lastPoll = now
                 state.requestSent = now
