@@ -109,6 +109,26 @@ import Testing
         filter.restart()
         #expect(filter.phase == .settling && filter.gap == nil)
     }
+
+    /// The sink counts its times from its calibration, which a move shifts: after a start-up move of -1.27 s (a
+    /// device that started 1.27 s after the sink calibrated, as an in-process receiver's did) its times restart
+    /// 1.27 s lower, and the precise move still comes 1.7 s after the device started (it came 1.27 s later).
+    @Test func thePreciseMoveFollowsTheStartUpMoveWhateverItsSize() {
+        var filter = AlignmentFilter()
+        var moves: [(wall: Double, move: Double)] = []
+        var time = 0.0
+        for step in 0..<500 {
+            let wall = Double(step) * 10_000
+            // Frozen until 1.31 s; then 1.274 s behind, read 300 µs high for its first 200 ms.
+            let gap =
+                wall < 1_310_000 ? -time : -1_274_000 - moves.reduce(0) { $0 + $1.move } + (wall < 1_510_000 ? 300 : 0)
+            let move = filter.observe(time: time, gap: gap, samplePeriod: 22.7)
+            if move != 0 { moves.append((wall, move)) }
+            time += 10_000 + move
+        }
+        #expect(moves.count == 2 && abs(moves[0].move + 1_273_700) < 1 && abs(moves[1].move + 300) < 1, "\(moves)")
+        #expect((2_900_000...3_200_000).contains(moves.last?.wall ?? 0), "\(moves)")
+    }
 }
 
 /// pulsesink's clock from PulseAudio's timing snapshots (`PulseStreamClock`), on a server whose clock is not this

@@ -83,7 +83,12 @@ public struct AlignmentFilter: Sendable {
             if deviceRuns(time: time, gap: reading) { runningSince = time }
             return 0
         }
-        if phase == .settling { return startUpMove(time: time, gap: reading, since: runningSince) }
+        if phase == .settling {
+            let move = startUpMove(time: time, gap: reading, since: runningSince)
+            // The sink's times count from its calibration, which the move shifts by as much.
+            if move != 0 { self.runningSince = runningSince + move }
+            return move
+        }
         let settledAt = runningSince + settleTime
         guard time >= settledAt else { return 0 }
         readings.append((time, reading))
