@@ -243,7 +243,10 @@ struct MultiRoomSyncTests {
     /// the sink (unsynchronised, `--delay-ms` is refused with a warning and the rooms sit 0 µs apart). Measured:
     /// the delay came out 10 667 µs (512 samples: as if PipeWire placed the stream on a grid of its cycles),
     /// sending → sound 88-98 ms, ~20 ms above pulsesink's 70, and a pulsesink room beside a pipewiresink room on
-    /// one PipeWire 2.6 ms apart (issue 22).
+    /// one PipeWire 2.6 ms apart (issue 22). Other runs (one in CI, one here) put the rooms 5 333 µs apart, or moved
+    /// them between those places during the run: PipeWire's grid is 256 samples, and with no aligner the delay
+    /// lands on it. So the bounds are one grid step either side of 10 ms: still far from the 0 µs of rooms that do
+    /// not share the timing.
     @Test(.enabled(if: MultiRoomLab.pipeWireAvailable, "needs PipeWire, pipewire-pulse and wireplumber"))
     func receiversOnPipeWiresOwnSinkKeepADelay() throws {
         let receiver =
@@ -265,8 +268,8 @@ struct MultiRoomSyncTests {
             }
             return [
                 LabBound("≥ 15 steady windows", (steady?.windows ?? 0) >= 15),
-                LabBound("median 10 ms ± 1 ms", abs((steady?.medianUs ?? 0) - 10_000) <= 1_000),
-                LabBound("core range ≤ 1.5 ms", (steady?.coreRangeUs ?? .infinity) <= 1_500),
+                LabBound("median 10 ms ± 5.4 ms", abs((steady?.medianUs ?? 0) - 10_000) <= 5_400),
+                LabBound("core range ≤ 5.4 ms", (steady?.coreRangeUs ?? .infinity) <= 5_400),
             ]
                 + latencies + LabBound.receiversInSync(report)
         }
