@@ -29,6 +29,8 @@ import Testing
         private(set) var appSource: EmbeddedAppSource?
         private(set) var bus = EmbeddedBus<Message>()
         private(set) var state = State.null
+        /// A pipeline stays in PAUSED after `play` (prerolling) until the first `resume`.
+        var prerolls = false
 
         func note(_ step: PlaybackSession.Command?) { log.append(.step(step)) }
 
@@ -44,7 +46,7 @@ import Testing
             let source = EmbeddedAppSource(bus: bus)
             try feeder.attach(to: source)
             appSource = source
-            state = .playing
+            state = prerolls ? .paused : .playing
         }
 
         func pause() throws(GstError) {
@@ -145,12 +147,12 @@ import Testing
     /// Plays `files` through a stand-in, running `steps` one per status (a stop with `.requested` after the last,
     /// unless the session ended); a stop sent after 10 s (unless it ended) keeps a broken session from hanging the suite.
     func play(
-        _ files: [String], _ steps: [Step], configure: (inout PlaybackSession.Configuration) -> Void = { _ in }
+        _ files: [String], _ steps: [Step], configure: (inout PlaybackSession.Configuration) -> Void = { _ in },
+        player: StandInPlayer = StandInPlayer()
     ) throws -> (ending: PlaybackSession.Ending, events: [PlaybackSession.Event], player: StandInPlayer) {
         var configuration = PlaybackSession.Configuration(files: files, launch: Self.launch)
         configuration.statusInterval = .milliseconds(1)
         configure(&configuration)
-        let player = StandInPlayer()
         var events: [PlaybackSession.Event] = []
         var remaining = steps[...]
         var stopSent = false
@@ -237,6 +239,33 @@ import Testing
         #expect(paused == [true, false, true, false])
         #expect(Self.statuses(events).contains { $0.state == .paused })
         #expect(ending == .stopped(.interrupted(signal: SIGINT), filesFailed: false))
+    }
+
+    /// A pipeline on its way to PLAYING is in PAUSED (on a busy machine for a while): what the user sees and what a
+    /// toggle does follow what was asked, not the pipeline's state.
+    @Test func aPipelineStillPrerollingShowsPlayingAndATogglePausesIt() throws {
+        defer { Paths.removeScratch(dir) }
+        let prerolling = StandInPlayer()
+        prerolling.prerolls = true
+        let (_, events, player) = try play(
+            files, [.send(.togglePause), .send(.togglePause)], player: prerolling)
+        #expect(Self.statuses(events).first?.state == .playing)
+        #expect(
+            player.effects == [
+                Effect(.togglePause, [.pause]), Effect(.togglePause, [.resume]), Effect(.stop(.requested), [.stop]),
+            ])
+    }
+
+    @Test func aListLoadedWhilePausedStaysPaused() throws {
+        defer { Paths.removeScratch(dir) }
+        let (_, events, player) = try play(files, [.send(.pause), .send(.load([files[1]], replace: true))])
+        #expect(
+            player.effects == [
+                Effect(.pause, [.pause]),
+                Effect(.load([files[1]], replace: true), [.play(launch: Self.launch), .pause]),
+                Effect(.stop(.requested), [.stop]),
+            ])
+        #expect(Self.statuses(events).last?.state == .paused)
     }
 
     @Test func seeksGoToTheirTimeInTheFileAndPastItsEndToTheNextFile() throws {

@@ -34,9 +34,9 @@ extension PlaybackSession {
         let position = now.segment.position
         switch command {
         case .pause, .resume, .togglePause:
-            // Paused is what was asked last: the pipeline itself passes through PAUSED on every flushing seek.
-            let pause = command == .pause || (command == .togglePause && player.state != .paused)
+            let pause = command == .pause || (command == .togglePause && !paused)
             if pause { try player.pause() } else { try player.resume() }
+            paused = pause
             report(.pausedChanged(pause))
         case .seek(let seconds): report(.seeked(try seek(chain, now.segment, to: ClockTime(seconds: seconds)).seconds))
         case .seekRelative(let delta):

@@ -27,6 +27,9 @@ public final class PlaybackSession {
     var volume: Double
     var muted: Bool
     var rate: Double
+    /// Paused is what was asked last: the pipeline passes through PAUSED on its way to PLAYING and on every flushing
+    /// seek, so its state cannot say.
+    var paused = false
     /// A-B loop points, in file time.
     var loopA: ClockTime?
     var loopB: ClockTime?
@@ -200,6 +203,7 @@ public final class PlaybackSession {
                 launch: chain.needsDecoder
                     ? Launch.insertingDecoder(afterSource: "src", in: launch, decoder: chain.decoder) : launch,
                 from: nil, to: nil)
+            if paused { try player.pause() }
             if configuration.volume != nil || muted { try applyVolume() }
             if rate != 1, let segment = chain.segment(at: .zero) { try seek(chain, segment, to: segment.fileStart) }
         } catch {
@@ -321,17 +325,11 @@ public final class PlaybackSession {
 
     /// A `.status` event, once the pipeline has started (a READY "position 0" would be a status of nothing).
     private func reportStatus(_ chain: GaplessChain) {
-        let state: PlaybackSnapshot.State
-        switch player.state {
-        case .playing: state = .playing
-        case .paused: state = .paused
-        default: return
-        }
-        guard let now = current(chain) else { return }
+        guard [.playing, .paused].contains(player.state), let now = current(chain) else { return }
         observer(
             .status(
                 PlaybackSnapshot(
-                    state: state, file: now.segment.path, index: now.segment.position % max(order.count, 1),
+                    state: paused ? .paused : .playing, file: now.segment.path, index: now.segment.position % max(order.count, 1),
                     count: order.count, position: now.fileTime.seconds,
                     duration: now.segment.lengthIsKnown ? now.segment.duration.seconds : 0, volume: volume,
                     muted: muted, rate: rate, loopA: loopA?.seconds, loopB: loopB?.seconds, levels: levels)))
