@@ -10,10 +10,13 @@
 #     with --server pipewire the same sinks on a private PipeWire (a null sink and mono loopbacks), its
 #     pipewire-pulse on the same socket;
 #   - namespaces `snd` (10.78.0.2) and `r1`, `r2`, ... (10.78.0.3, ...) on one bridge, with a multicast route;
-#   - parec records mix.monitor from the start, sample for sample what the null sink plays; where each sample was on
-#     CLOCK_MONOTONIC is bounded from the reads (sample n has been captured before the read that returns it:
-#     t <= t_read), and the tightest read of each second (the least t_read - n/rate) pins that second's position to
-#     an instant: scripts/skew.py's `Timeline` (the device need not play 48 000 samples a second: see there);
+#   - parec records mix.monitor from the start, sample for sample what the null sink plays (parec and pipewire-pulse,
+#     which carries the recording in its main thread, run realtime: beside a CPU hog the recording lost 0.5-1 per
+#     mille of its samples there, read as the device running -470 to -1100 ppm with 10 ms gaps in every channel);
+#     where each sample was on CLOCK_MONOTONIC is bounded from the reads (sample n has been captured before the
+#     read that returns it: t <= t_read), and the tightest read of each second (the least t_read - n/rate) pins that
+#     second's position to an instant: scripts/skew.py's `Timeline` (the device need not play 48 000 samples a
+#     second: see there);
 #   - order: the --pre commands in `snd` (a server), then the receivers (late ones later), then after --ready-s the
 #     --sender commands in `snd`; the instant the last sender command starts is "sending" for the latency.
 #
@@ -90,6 +93,8 @@ def tool(name):
 IP, NFT = tool("ip"), tool("nft")
 # Prefixed to every process the lab starts: it dies with the lab (see the header).
 DIES_WITH_LAB = [tool("setpriv"), "--pdeathsig", "KILL"]
+# Prefixed to the lab's own audio path (the recorder, pipewire-pulse): round-robin realtime, below the servers' I/O.
+REALTIME = [tool("chrt"), "--rr", "10"]
 
 
 def faketime(ppm):
@@ -186,7 +191,8 @@ class Lab:
             f.write("bluez_monitor.enabled = false\n")
         for name in ("pipewire", "wireplumber", "pipewire-pulse"):
             log = open(os.path.join(self.work, f"{name}.log"), "w")
-            self.servers.append(subprocess.Popen(DIES_WITH_LAB + [name], env=self.env, stdout=log,
+            realtime = REALTIME if name == "pipewire-pulse" else []
+            self.servers.append(subprocess.Popen(DIES_WITH_LAB + realtime + [name], env=self.env, stdout=log,
                                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
             if name == "pipewire":
                 time.sleep(0.3)
@@ -263,8 +269,8 @@ class Recorder:
         self.path, self.channels = path, channels
         self.reads = []  # (CLOCK_MONOTONIC ns of a read, frames recorded up to it)
         self.frames = 0
-        argv = ["parec", "-d", "mix.monitor", "--raw", "--format=s16le", f"--rate={RATE}", f"--channels={channels}",
-                "--latency-msec=10"]
+        argv = REALTIME + ["parec", "-d", "mix.monitor", "--raw", "--format=s16le", f"--rate={RATE}",
+                           f"--channels={channels}", "--latency-msec=10"]
         self.process = subprocess.Popen(DIES_WITH_LAB + argv, env=lab.env, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL)
         self.thread = threading.Thread(target=self._read, daemon=True)

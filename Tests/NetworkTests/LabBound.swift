@@ -28,10 +28,12 @@ extension MultiRoomLab {
     /// spoil a run of a feature that works (CI saw one room's latency drift for seconds beside a steady one). A
     /// broken feature misses on every attempt; a missed attempt is printed with its report, never hidden.
     /// An audio server whose own device runs this far off its rate has missed its own deadlines: the run measures
-    /// the server's overload, not the receivers. (The lab's PipeWire in full CI runs: −1 881 to −9 083 ppm, with
-    /// latencies wandering by 10-80 ms; 0 ± 3 ppm when it is well. PulseAudio's null sink: +80 to +490 ppm.) A
-    /// last attempt that misses on such a server is a known issue, not a failure.
-    static let serverOverloadPPM = 1_000.0
+    /// the server's overload, not the receivers. A last attempt that misses on such a server is a known issue, not
+    /// a failure. PipeWire's null sink runs -11 to +8 ppm when it is well; starved it measured -1 881 to -9 083 ppm
+    /// in full CI runs (latencies wandering by 10-80 ms), and -134 to -495 ppm beside `stress-ng --cpu 2` (rooms on
+    /// pipewiresink, which no aligner follows, moving by whole 5.3 ms cycles). PulseAudio's null sink runs +80 to
+    /// +490 ppm on its own.
+    static func serverOverloadPPM(_ server: String) -> Double { server == "pipewire" ? 100 : 1_000 }
 
     static func run(
         _ run: MultiRoomRun, titled title: String, attempts: Int = 2,
@@ -49,7 +51,7 @@ extension MultiRoomLab {
                 continue
             }
             let serverOff = abs((report.device.measuredPpm ?? 0) - report.device.setPpm)
-            guard serverOff > serverOverloadPPM else {
+            guard serverOff > serverOverloadPPM(run.server) else {
                 Issue.record("\(title): missed: \(missed)\n\(report)", sourceLocation: sourceLocation)
                 return report
             }
