@@ -329,7 +329,8 @@ public final class PlaybackSession {
         observer(
             .status(
                 PlaybackSnapshot(
-                    state: paused ? .paused : .playing, file: now.segment.path, index: now.segment.position % max(order.count, 1),
+                    state: paused ? .paused : .playing, file: now.segment.path,
+                    index: now.segment.position % max(order.count, 1),
                     count: order.count, position: now.fileTime.seconds,
                     duration: now.segment.lengthIsKnown ? now.segment.duration.seconds : 0, volume: volume,
                     muted: muted, rate: rate, loopA: loopA?.seconds, loopB: loopB?.seconds, levels: levels)))
