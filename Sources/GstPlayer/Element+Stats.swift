@@ -50,6 +50,21 @@ extension Element {
         return gst_pad_send_event(pad, gst_event_new_eos()) != 0
     }
 
+    /// Sends a stream start and `caps` into the pad of this name, as if a stream of that format came from upstream,
+    /// so that the elements downstream negotiate, and an audio sink opens its device, before any data comes.
+    ///
+    /// - Returns: whether the pad took both events.
+    /// The corresponding C functions are `gst_event_new_stream_start`, `gst_event_new_caps`, `gst_pad_send_event`.
+    @discardableResult
+    public func announce(_ caps: Caps, intoPad padName: String) -> Bool {
+        guard let pad = gst_element_get_static_pad(raw, padName) else { return false }
+        defer { gst_object_unref(UnsafeMutableRawPointer(pad)) }
+        guard let format = try? caps.makeGstCaps() else { return false }
+        defer { gst_caps_unref(format) }
+        return gst_pad_send_event(pad, gst_event_new_stream_start("announced")) != 0
+            && gst_pad_send_event(pad, gst_event_new_caps(format)) != 0
+    }
+
     /// Whether the element is a sink (it, or a sink inside it, ends the stream).
     ///
     /// The corresponding C macro is `GST_OBJECT_FLAG_IS_SET` with `GST_ELEMENT_FLAG_SINK`.

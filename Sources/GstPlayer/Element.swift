@@ -75,6 +75,14 @@ public class Element: @unchecked Sendable {
         return g_param_value_defaults(spec, &value) != 0
     }
 
+    /// Puts the property back to its default value; nothing when the element has no such property.
+    ///
+    /// The corresponding C functions are `g_param_spec_get_default_value` and `g_object_set_property`.
+    public func resetToDefault(_ property: String) {
+        guard let spec = g_object_class_find_property(CGst_gobject_class_of(raw), property) else { return }
+        g_object_set_property(CGst_gobject(raw), property, g_param_spec_get_default_value(spec))
+    }
+
     /// An integer property's value (of any integer type); nil when the element has no such property or it is not
     /// a number.
     ///

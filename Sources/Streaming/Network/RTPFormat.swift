@@ -87,6 +87,20 @@ public struct RTPFormat: Equatable, Sendable {
         }
     }
 
+    /// The raw audio that the depayloader of RTP packets with these caps puts out (L16, L24), so that an output can
+    /// open before the first packet is decoded; nil for a codec whose decoder decides (Opus).
+    public static func decodedCaps(ofRTP caps: Caps) -> Caps? {
+        guard case .string(let name) = caps["encoding-name"], let rate = caps["clock-rate"]?.number else { return nil }
+        let parameters: Double? =
+            if case .string(let text) = caps["encoding-params"] { Double(text) } else { nil }
+        let channels = Int(caps["channels"]?.number ?? parameters ?? 1)
+        switch name.uppercased() {
+        case NetworkCodec.l16.encodingName: return .rawAudio(format: .s16BE, rate: Int(rate), channels: channels)
+        case NetworkCodec.l24.encodingName: return .rawAudio(format: .s24BE, rate: Int(rate), channels: channels)
+        default: return nil
+        }
+    }
+
     /// The SDP rtpmap value: "L16/44100/2", "opus/48000/2" (Opus always says 2; RFC 7587).
     public var rtpmap: String {
         switch codec {

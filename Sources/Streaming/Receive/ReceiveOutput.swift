@@ -56,7 +56,8 @@ final class ReceivePipeline: ReceiveOutput {
                 pipeline: pipeline, messageName: ApplicationMessage.srtRejected.rawValue)
         }
         if let sync {
-            try pipeline.setState(.ready)  // autoaudiosink makes its sink when it goes to READY
+            // autoaudiosink makes its sink when it goes to READY; an output opened early (PAUSED) stays open.
+            if pipeline.state() != .paused { try pipeline.setState(.ready) }
             try sync.alignOutputs(of: pipeline, jitterBuffer: pipeline.element(named: "rtpbin"))
         }
         try pipeline.setState(.playing)

@@ -134,6 +134,27 @@ extension ReceiveSession {
         }
     }
 
+    /// Opens the output while the clock is learned, for L16 and L24 whose decoded format the RTP caps tell: the
+    /// audio sinks get the synchronised buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the
+    /// packets stay queued on the socket) and the format is announced to the output. An output that opened only
+    /// when the first buffer came had it due at once: a PipeWire stream takes ~26 ms to connect, after which the
+    /// sink dropped the late first buffer and clipped the next, and every room lost its first 10-30 ms.
+    ///
+    /// - Returns: the buffer sizes set, to put back if no clock comes; nil when the output opens when it plays.
+    private func openOutputEarly(_ pipeline: Pipeline, rtpCaps: Caps) -> [(sink: Element, property: String)]? {
+        guard let decoded = RTPFormat.decodedCaps(ofRTP: rtpCaps),
+            let received = try? pipeline.element(named: "received")
+        else { return nil }
+        do {
+            let sized = try ReceiverSync.sizeOutputs(of: pipeline)
+            try pipeline.setState(.paused)
+            received.announce(decoded, intoPad: "sink")
+            return sized
+        } catch {
+            return nil  // as before: it opens when the pipeline plays, and says then what failed
+        }
+    }
+
     /// After a clock wait that gave nothing: stopped, if a stop came meanwhile; else unsynchronised.
     private var stoppedOrUnsynchronised: Result<ReceiverSync?, FirstPacket.Missing> {
         for case .stop(let reason) in early { return .failure(.stopped(reason)) }
@@ -153,6 +174,7 @@ extension ReceiveSession {
         guard
             let shared = reference.makeClock(senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
         else { throw .clockUnavailable(reference) }
+        let opened = rtpCaps.flatMap { openOutputEarly(pipeline, rtpCaps: $0) }
         switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {
         case .answered:
             break
@@ -161,6 +183,11 @@ extension ReceiveSession {
         case .timedOut:
             if reference != .sender { throw .clockSilent(reference, url: url, limit: .seconds(3)) }
             observer(.warning(.noSenderClock(sender: sender.sender, port: clockPort)))
+            if let opened {
+                // Unsynchronised after all: the output opens again, with its own buffer, when the pipeline plays.
+                _ = try? pipeline.setState(.ready)
+                ReceiverSync.unsizeOutputs(opened)
+            }
             return nil
         }
         let latency = configuration.latencyMilliseconds ?? ReceiverSync.defaultLatencyMilliseconds

@@ -81,19 +81,38 @@ public final class ReceiverSync {
         }
     }
 
-    /// Hands every audio sink of the (READY) pipeline to an `OutputAligner`, with buffers small enough for the
+    /// Gives every audio sink of the pipeline the synchronised buffer (`outputBufferMicroseconds`) and period,
+    /// unless the user set them: before the sink opens its device, which takes them then.
+    ///
+    /// - Returns: the properties it set, for `unsizeOutputs`.
+    @discardableResult
+    static func sizeOutputs(of pipeline: Pipeline) throws(GstError) -> [(sink: Element, property: String)] {
+        var sized: [(sink: Element, property: String)] = []
+        for sink in pipeline.allElements() where sink.isAudioBaseSink {
+            for (property, value) in [
+                ("buffer-time", ReceiverSync.outputBufferMicroseconds),
+                ("latency-time", ReceiverSync.outputPeriodMicroseconds),
+            ] where sink.hasDefaultValue(property) {
+                try sink.set(property, to: value)
+                sized.append((sink, property))
+            }
+        }
+        return sized
+    }
+
+    /// Puts back what `sizeOutputs` set: for a receiver that plays unsynchronised after all.
+    static func unsizeOutputs(_ sized: [(sink: Element, property: String)]) {
+        for (sink, property) in sized { sink.resetToDefault(property) }
+    }
+
+    /// Hands every audio sink of the (READY or early opened) pipeline to an `OutputAligner`, with buffers small enough for the
     /// shared latency and realignment on a sample's difference, and gives the jitter buffer what the largest
     /// output buffer leaves of the latency (a user's `buffer-time=100000` on alsasink takes 60 ms more than the
     /// default; with the default's share the pipeline's latency fell short of its minimum, and GStreamer warned).
     func alignOutputs(of pipeline: Pipeline, jitterBuffer: Element) throws(GstError) {
+        try ReceiverSync.sizeOutputs(of: pipeline)
         var largestBuffer: Int? = nil
         for sink in pipeline.allElements() where sink.isAudioBaseSink {
-            if sink.hasDefaultValue("buffer-time") {
-                try sink.set("buffer-time", to: ReceiverSync.outputBufferMicroseconds)
-            }
-            if sink.hasDefaultValue("latency-time") {
-                try sink.set("latency-time", to: ReceiverSync.outputPeriodMicroseconds)
-            }
             largestBuffer = max(
                 largestBuffer ?? 0, sink.integer("buffer-time") ?? ReceiverSync.outputBufferMicroseconds)
             // A correction moves the output by one sample; the sink realigns only when its samples are at least
