@@ -50,8 +50,11 @@ import Testing
 @Suite struct AlignmentFilterTests {
     /// Feeds readings every 5 ms of a device that starts `offset` µs ahead and runs `ppm` fast, applying the
     /// filter's corrections as the sink would; returns the gap left after `seconds` and the corrections.
+    /// With `step`, the device's time jumps by `size` µs at `at` s (an underrun), and the gap returned is the worst
+    /// from `settle` s after the step on.
     func follow(
-        offset: Double, ppm: Double, noise: Double = 0, seconds: Double
+        offset: Double, ppm: Double, noise: Double = 0, seconds: Double,
+        step: (at: Double, size: Double, settle: Double)? = nil
     ) -> (gap: Double, filter: AlignmentFilter) {
         var filter = AlignmentFilter()
         var moved = 0.0
@@ -59,10 +62,12 @@ import Testing
         var time = 0.0
         var worstAfterStart = 0.0
         while time < seconds * 1e6 {
-            let truth = offset + ppm * time / 1e6 - moved
+            let stepped = step.map { time >= $0.at * 1e6 ? $0.size : 0 } ?? 0
+            let truth = offset + ppm * time / 1e6 + stepped - moved
             let reading = truth + noise * (generator.nextUnit() * 2 - 1)
             moved += filter.observe(time: time, gap: reading, samplePeriod: 1e6 / 48_000)
-            if time > 2e6 { worstAfterStart = max(worstAfterStart, abs(truth)) }
+            let judgedFrom = step.map { ($0.at + $0.settle) * 1e6 } ?? 2e6
+            if time > judgedFrom { worstAfterStart = max(worstAfterStart, abs(truth)) }
             time += 5_000
         }
         return (worstAfterStart, filter)
@@ -90,6 +95,20 @@ import Testing
         let (worst, filter) = follow(offset: 500, ppm: 400, noise: 30, seconds: 60)
         #expect(worst < 65, "the gap stays within 3 samples, not \(worst) µs")
         #expect(abs((filter.drift ?? 0) - 400) < 40, "drift estimated as \(filter.drift ?? 0) ppm")
+    }
+
+    /// A device whose time jumps by a PipeWire cycle (5.3 ms late after an underrun), with readings that wander by
+    /// ±300 µs as pipewire-pulse's do: the output moves by the whole step within 400 ms, and then stays within 3
+    /// samples. (Sample by sample it took 6 s.) The wander alone makes no step: the moves stay a few samples each.
+    @Test func aStepOfTheDeviceIsCorrectedAtOnce() {
+        for size in [-5_333.0, 5_333.0] {
+            let (worst, filter) = follow(
+                offset: 500, ppm: 200, noise: 300, seconds: 20, step: (at: 10, size: size, settle: 0.4))
+            #expect(worst < 250, "\(size) µs: \(worst) µs off after 400 ms")
+            #expect(abs((filter.drift ?? 0) - 200) < 60, "drift estimated as \(filter.drift ?? 0) ppm")
+        }
+        let (worst, filter) = follow(offset: 500, ppm: 200, noise: 300, seconds: 20)
+        #expect(worst < 250 && filter.corrections < 20 * 10, "\(worst) µs, \(filter.corrections) corrections")
     }
 
     /// A device clock that has not started reads one time while the pipeline's runs on: nothing is measured until

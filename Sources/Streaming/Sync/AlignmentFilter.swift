@@ -41,6 +41,13 @@ public struct AlignmentFilter: Sendable {
     var decisionInterval = 100_000.0
     /// Estimated gaps beyond this (µs) are corrected at once (a jump), not sample by sample.
     var jumpThreshold = 10_000.0
+    /// The readings of the last `stepWindow` (µs) whose median is `stepThreshold` (µs) or more off the line through
+    /// the older ones are a step: the device's time jumped (an audio server's underrun: a pipewire-pulse stream
+    /// comes back a whole graph cycle, 5.3 ms, late), and the output moves by the whole step at once. Followed
+    /// sample by sample, a 5.3 ms step took 6 s, the room that far off meanwhile, and the line through a window
+    /// with a step in it overshot by 1-2 ms. (Readings wander by 75-300 µs on PipeWire, ±100 µs on PulseAudio.)
+    var stepWindow = 200_000.0
+    var stepThreshold = 2_000.0
     var trigger = 1.5
     /// The most samples one step moves.
     var maxStep = 4.0
@@ -100,11 +107,12 @@ public struct AlignmentFilter: Sendable {
         guard time - lastDecision >= decisionInterval else { return 0 }
         lastDecision = time
         if phase == .measuring && time - settledAt < firstEstimateTime { return 0 }
+        let stepped = phase == .following && absorbStep(at: time)
         let (estimate, slope) = fit(at: time)
         gap = estimate
         drift = slope * 1e6
         let move: Double
-        if phase == .measuring || abs(estimate) > jumpThreshold {
+        if phase == .measuring || stepped || abs(estimate) > jumpThreshold {
             move = estimate
         } else if abs(estimate) > trigger * samplePeriod {
             let samples = min((abs(estimate) / samplePeriod).rounded(.down), maxStep)
@@ -149,6 +157,24 @@ public struct AlignmentFilter: Sendable {
         corrections += 1
         corrected += move
         return move
+    }
+
+    /// Whether the readings of the last `stepWindow` stepped away from the line through the older ones (at least 1 s
+    /// of them); if so, the readings from before the step are moved by it (its size: the median of the newest
+    /// half, all after the step), so that the window reads as the level now and keeps its slope.
+    private mutating func absorbStep(at time: Double) -> Bool {
+        guard readings[first].time <= time - stepWindow - 1_000_000,
+            let recent = readings[first...].firstIndex(where: { $0.time > time - stepWindow }),
+            readings.count - recent >= 6,
+            let line = Line(through: readings[first..<recent].lazy.map { (x: $0.time, y: $0.gap) }, origin: time)
+        else { return false }
+        let residuals = readings[recent...].map { $0.gap - line.value(at: $0.time) }
+        func median(_ values: some Collection<Double>) -> Double { values.sorted()[values.count / 2] }
+        guard abs(median(residuals)) >= stepThreshold else { return false }
+        let step = median(residuals.suffix(residuals.count / 2))
+        let stepIndex = recent + (residuals.firstIndex { abs($0 - step) < abs($0) } ?? 0)
+        for index in first..<stepIndex { readings[index].gap += step }
+        return true
     }
 
     /// The least-squares line through the readings in the window: its value at `time`, and its slope (0 for a
