@@ -138,7 +138,7 @@ extension ReceiveSession {
     /// audio sinks get the synchronised buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the
     /// packets stay queued on the socket) and the format is announced to the output. An output that opened only
     /// when the first buffer came had it due at once: a PipeWire stream takes ~26 ms to connect, after which the
-    /// sink dropped the late first buffer and clipped the next, and every room lost its first 10-30 ms.
+    /// sink dropped the late first buffer and clipped the next: the rooms lost up to 30 ms of the start.
     ///
     /// - Returns: the buffer sizes set, to put back if no clock comes; nil when the output opens when it plays.
     private func openOutputEarly(_ pipeline: Pipeline, rtpCaps: Caps) -> [(sink: Element, property: String)]? {
