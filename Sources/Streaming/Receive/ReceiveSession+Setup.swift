@@ -141,7 +141,7 @@ extension ReceiveSession {
     /// sink dropped the late first buffer and clipped the next: the rooms lost up to 30 ms of the start.
     ///
     /// - Returns: the buffer sizes set, to put back if no clock comes; nil when the output opens when it plays.
-    private func openOutputEarly(_ pipeline: Pipeline, rtpCaps: Caps) -> [(sink: Element, property: String)]? {
+    private func openOutputEarly(_ pipeline: Pipeline, rtpCaps: Caps) -> ReceiverSync.SizedOutputs? {
         guard let decoded = RTPFormat.decodedCaps(ofRTP: rtpCaps),
             let received = try? pipeline.element(named: "received")
         else { return nil }

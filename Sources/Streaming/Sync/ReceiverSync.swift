@@ -81,13 +81,16 @@ public final class ReceiverSync {
         }
     }
 
+    /// Sink properties `sizeOutputs` set, each of one sink.
+    typealias SizedOutputs = [(sink: Element, property: String)]
+
     /// Gives every audio sink of the pipeline the synchronised buffer (`outputBufferMicroseconds`) and period,
     /// unless the user set them: before the sink opens its device, which takes them then.
     ///
     /// - Returns: the properties it set, for `unsizeOutputs`.
     @discardableResult
-    static func sizeOutputs(of pipeline: Pipeline) throws(GstError) -> [(sink: Element, property: String)] {
-        var sized: [(sink: Element, property: String)] = []
+    static func sizeOutputs(of pipeline: Pipeline) throws(GstError) -> SizedOutputs {
+        var sized: SizedOutputs = []
         for sink in pipeline.allElements() where sink.isAudioBaseSink {
             for (property, value) in [
                 ("buffer-time", ReceiverSync.outputBufferMicroseconds),
@@ -101,7 +104,7 @@ public final class ReceiverSync {
     }
 
     /// Puts back what `sizeOutputs` set: for a receiver that plays unsynchronised after all.
-    static func unsizeOutputs(_ sized: [(sink: Element, property: String)]) {
+    static func unsizeOutputs(_ sized: SizedOutputs) {
         for (sink, property) in sized { sink.resetToDefault(property) }
     }
 
