@@ -3,6 +3,28 @@
 import Foundation
 import PackageDescription
 
+/// The flags pkg-config gives for `arguments` (its options and modules), as words; stops the build saying which
+/// packages to install when `missing`'s .pc files are not there.
+func pkgConfig(_ arguments: [String], missing: String, installing: String) -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config"] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { fatalError("yt-gst needs pkg-config to find \(missing)") }
+    let flags = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        fatalError("\(missing)'s development files are missing: apt install \(installing) (or scripts/install-deps.sh)")
+    }
+    return flags.split(whereSeparator: \.isWhitespace).map(String.init)
+}
+
+/// The values of the flags of one kind ("-I", "-L", "-l") among pkg-config's words.
+func values(_ prefix: String, in words: [String]) -> [String] {
+    words.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(2)) }
+}
+
 /// GStreamer's include paths, library paths and libraries, as pkg-config gives them.
 ///
 /// `.systemLibrary(pkgConfig:)` would read the same .pc files, but GLib's gmodule-no-export-2.0.pc (which
@@ -15,23 +37,16 @@ let gstreamer: (includes: [String], libraryPaths: [String], libraries: [String])
         "gstreamer-1.0", "gstreamer-app-1.0", "gstreamer-audio-1.0", "gstreamer-net-1.0", "gstreamer-controller-1.0",
         "gio-2.0",
     ]
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["pkg-config", "--cflags-only-I", "--libs-only-L", "--libs-only-l"] + modules
-    let output = Pipe()
-    process.standardOutput = output
-    guard (try? process.run()) != nil else { fatalError("yt-gst needs pkg-config to find GStreamer") }
-    let flags = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        fatalError(
-            "GStreamer's development files are missing: "
-                + "apt install libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev (or scripts/install-deps.sh)")
-    }
-    let words = flags.split(whereSeparator: \.isWhitespace).map(String.init)
-    func values(_ prefix: String) -> [String] { words.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(2)) } }
-    return (values("-I"), values("-L"), values("-l"))
+    let words = pkgConfig(
+        ["--cflags-only-I", "--libs-only-L", "--libs-only-l"] + modules, missing: "GStreamer",
+        installing: "libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev")
+    return (values("-I", in: words), values("-L", in: words), values("-l", in: words))
 }()
+
+/// PipeWire's and SPA's include paths, for the C shim of `ytpipewiresink` (GstPlayer/PipeWire): only the headers,
+/// since the library is loaded when a PipeWire output opens, not linked.
+let pipeWireIncludes = values(
+    "-I", in: pkgConfig(["--cflags-only-I", "libpipewire-0.3"], missing: "PipeWire", installing: "libpipewire-0.3-dev"))
 
 let package = Package(
     name: "yt-gst",
@@ -47,11 +62,13 @@ let package = Package(
     targets: [
         // GStreamer's C headers; the shim wraps only the macros Swift cannot import. Its flags come from `gstreamer`.
         .systemLibrary(name: "CGStreamer"),
+        // PipeWire's C headers and the functions loaded from libpipewire at run time (`ytpipewiresink`).
+        .systemLibrary(name: "CPipeWire"),
         // Safe Swift over GStreamer: the only module that imports CGStreamer (`internal import`, so no client needs
         // GStreamer's headers).
         .target(
-            name: "GstPlayer", dependencies: ["CGStreamer"],
-            swiftSettings: [.unsafeFlags(gstreamer.includes.flatMap { ["-Xcc", "-I\($0)"] })],
+            name: "GstPlayer", dependencies: ["CGStreamer", "CPipeWire"],
+            swiftSettings: [.unsafeFlags((gstreamer.includes + pipeWireIncludes).flatMap { ["-Xcc", "-I\($0)"] })],
             linkerSettings: [.linkedLibrary("m"), .unsafeFlags(gstreamer.libraryPaths.map { "-L\($0)" })]
                 + gstreamer.libraries.map { .linkedLibrary($0) }),
         // Test doubles for code written on GstPlayer: an appsrc and a bus in memory, driven step by step, in virtual

@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   pkg-config libstdc++-12-dev  # static libstdc++ for the release link (scripts/static-libstdc++)
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  libpipewire-0.3-dev  # PipeWire's headers: ytpipewiresink, the receivers' PipeWire output (the library is loaded at run time)
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   # decoders for compressed WAV: good = A-law, mu-law, MP3 (mpg123); bad = IMA/MS ADPCM, GSM, AAC, DTS, Siren;
   # ugly = AC-3 (a52dec), AMR-NB; libav = WMA, G.726, G.722, TrueSpeech, ATRAC3, IMA DK3/DK4, AMR-WB

@@ -15,6 +15,7 @@ public enum Gst {
 
     private static let initialized: Bool = {
         gst_init(nil, nil)
+        PipeWireSink.register()
         return true
     }()
 

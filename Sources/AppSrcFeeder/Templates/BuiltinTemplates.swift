@@ -61,8 +61,8 @@ enum BuiltinTemplates {
         (
             "pipewire",
             #"""
-            # A PipeWire server directly (pipewiresink); set target= to pick a sink (its node.name, pw-cli ls Node), default: the default sink.
-            appsrc name=src ! audioconvert ! audioresample ! pipewiresink target-object=${target:-}
+            # A PipeWire server directly (yt-gst's ytpipewiresink: timed to the sample, unlike pipewiresink); set target= to pick a sink (its node.name, pw-cli ls Node), default: the default sink.
+            appsrc name=src ! audioconvert ! audioresample ! ytpipewiresink target-object=${target:-}
             """#
         ),
         (

@@ -1,0 +1,93 @@
+// yt-gst — C shim for PipeWire: libpipewire's functions found at run time (never linked, so yt-gst starts without
+// it and loads it only when a PipeWire output opens), and SPA's header-only helpers Swift cannot call (variadic
+// functions, macros).
+#ifndef YT_GST_PIPEWIRE_SHIM_H
+#define YT_GST_PIPEWIRE_SHIM_H
+
+#include <dlfcn.h>
+#include <pipewire/pipewire.h>
+#include <spa/param/audio/format-utils.h>
+
+/// The libpipewire functions a playback stream uses, each typed as its header declares it.
+typedef struct {
+    __typeof__(pw_init) *init;
+    __typeof__(pw_thread_loop_new) *thread_loop_new;
+    __typeof__(pw_thread_loop_get_loop) *thread_loop_get_loop;
+    __typeof__(pw_thread_loop_start) *thread_loop_start;
+    __typeof__(pw_thread_loop_stop) *thread_loop_stop;
+    __typeof__(pw_thread_loop_destroy) *thread_loop_destroy;
+    __typeof__(pw_thread_loop_lock) *thread_loop_lock;
+    __typeof__(pw_thread_loop_unlock) *thread_loop_unlock;
+    __typeof__(pw_thread_loop_signal) *thread_loop_signal;
+    __typeof__(pw_thread_loop_timed_wait) *thread_loop_timed_wait;
+    __typeof__(pw_properties_new) *properties_new;
+    __typeof__(pw_properties_set) *properties_set;
+    __typeof__(pw_stream_new_simple) *stream_new_simple;
+    __typeof__(pw_stream_connect) *stream_connect;
+    __typeof__(pw_stream_disconnect) *stream_disconnect;
+    __typeof__(pw_stream_destroy) *stream_destroy;
+    __typeof__(pw_stream_dequeue_buffer) *stream_dequeue_buffer;
+    __typeof__(pw_stream_queue_buffer) *stream_queue_buffer;
+    __typeof__(pw_stream_get_time_n) *stream_get_time_n;
+    __typeof__(pw_stream_flush) *stream_flush;
+    __typeof__(pw_stream_state_as_string) *stream_state_as_string;
+} CPW_Library;
+
+/// Fills `library` from libpipewire-0.3.so.0 (loaded now if it is not yet) and initialises PipeWire.
+/// Returns NULL, or what went wrong (dlerror's text, or the missing symbol's name).
+static inline const char *CPW_load(CPW_Library *library) {
+    void *handle = dlopen("libpipewire-0.3.so.0", RTLD_NOW);
+    if (handle == NULL) return dlerror();
+#define CPW_SYMBOL(field, name) \
+    if ((library->field = (__typeof__(library->field))dlsym(handle, #name)) == NULL) return #name;
+    CPW_SYMBOL(init, pw_init)
+    CPW_SYMBOL(thread_loop_new, pw_thread_loop_new)
+    CPW_SYMBOL(thread_loop_get_loop, pw_thread_loop_get_loop)
+    CPW_SYMBOL(thread_loop_start, pw_thread_loop_start)
+    CPW_SYMBOL(thread_loop_stop, pw_thread_loop_stop)
+    CPW_SYMBOL(thread_loop_destroy, pw_thread_loop_destroy)
+    CPW_SYMBOL(thread_loop_lock, pw_thread_loop_lock)
+    CPW_SYMBOL(thread_loop_unlock, pw_thread_loop_unlock)
+    CPW_SYMBOL(thread_loop_signal, pw_thread_loop_signal)
+    CPW_SYMBOL(thread_loop_timed_wait, pw_thread_loop_timed_wait)
+    CPW_SYMBOL(properties_new, pw_properties_new)
+    CPW_SYMBOL(properties_set, pw_properties_set)
+    CPW_SYMBOL(stream_new_simple, pw_stream_new_simple)
+    CPW_SYMBOL(stream_connect, pw_stream_connect)
+    CPW_SYMBOL(stream_disconnect, pw_stream_disconnect)
+    CPW_SYMBOL(stream_destroy, pw_stream_destroy)
+    CPW_SYMBOL(stream_dequeue_buffer, pw_stream_dequeue_buffer)
+    CPW_SYMBOL(stream_queue_buffer, pw_stream_queue_buffer)
+    CPW_SYMBOL(stream_get_time_n, pw_stream_get_time_n)
+    CPW_SYMBOL(stream_flush, pw_stream_flush)
+    CPW_SYMBOL(stream_state_as_string, pw_stream_state_as_string)
+#undef CPW_SYMBOL
+    library->init(NULL, NULL);
+    return NULL;
+}
+
+/// New, empty stream properties (pw_properties_new is variadic).
+static inline struct pw_properties *CPW_properties(const CPW_Library *library) {
+    return library->properties_new(NULL, NULL);
+}
+
+/// The EnumFormat parameter of raw interleaved audio, built into `buffer`: `positions` names each channel
+/// (SPA_AUDIO_CHANNEL_*), or is NULL for channels with no position.
+static inline const struct spa_pod *CPW_audio_format(uint8_t *buffer, uint32_t size, uint32_t format, uint32_t rate,
+                                                     uint32_t channels, const uint32_t *positions) {
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, size);
+    struct spa_audio_info_raw info = {.format = format, .rate = rate, .channels = channels};
+    if (positions == NULL || channels > SPA_AUDIO_MAX_CHANNELS) {
+        info.flags = SPA_AUDIO_FLAG_UNPOSITIONED;
+    } else {
+        for (uint32_t channel = 0; channel < channels; channel++) info.position[channel] = positions[channel];
+    }
+    return spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info);
+}
+
+/// The first data block of a buffer, and its chunk (what was written into it).
+static inline struct spa_data *CPW_buffer_data(struct pw_buffer *buffer) {
+    return buffer->buffer->n_datas > 0 ? &buffer->buffer->datas[0] : NULL;
+}
+
+#endif
