@@ -111,9 +111,9 @@ final class PipeWireOutput: @unchecked Sendable {
                     + "running for this user (XDG_RUNTIME_DIR, PIPEWIRE_REMOTE)?", debug: "pw_stream_connect: \(result)"
             )
         }
-        let deadline = Self.monotonicNanoseconds() + 5_000_000_000
+        let deadline = CPW_kernel_monotonic_ns() + 5_000_000_000
         while state != PW_STREAM_STATE_PAUSED && state != PW_STREAM_STATE_STREAMING
-            && state != PW_STREAM_STATE_ERROR && Self.monotonicNanoseconds() < deadline
+            && state != PW_STREAM_STATE_ERROR && CPW_kernel_monotonic_ns() < deadline
         {
             _ = library.thread_loop_timed_wait!(loop, 1)
         }
@@ -195,7 +195,8 @@ final class PipeWireOutput: @unchecked Sendable {
         // The cycle the graph took at `now` plays until the next one (so its frames are not all heard yet), and no
         // further: a graph that stalls stops the clock with the sound.
         let playing = Double(requestedFrames)
-        let elapsed = min(Double(Self.monotonicNanoseconds() - time.now) / 1e9 * Double(rate), playing)
+        // On the kernel's clock, as PipeWire stamped `now`: a process under libfaketime must not mix in its own.
+        let elapsed = min(Double(CPW_kernel_monotonic_ns() - time.now) / 1e9 * Double(rate), playing)
         let pending =
             Double(queue.count) + Double(time.queued) + Double(time.buffered) + device + playing - elapsed
         return max(Int(pending.rounded()), 0)
@@ -258,12 +259,6 @@ final class PipeWireOutput: @unchecked Sendable {
             }
             return events
         }())
-
-    static func monotonicNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
 }
 
 extension PipeWireOutput {
