@@ -588,16 +588,22 @@ MULTIROOM_SCENARIOS = {
     "alsa": ([], "every receiver on alsasink (ALSA's pulse plugin, 100 ms buffer, --latency-ms 160)"),
     "pipewire": (["--server", "pipewire"], "PipeWire: every receiver on pipewire-pulse (pulsesink)"),
     "pipewiresink": (["--server", "pipewire"], "PipeWire: every receiver on its own sink (pipewiresink)"),
+    "pipewire-output": (["--server", "pipewire"], "PipeWire: every receiver on yt-gst's output (ytpipewiresink)"),
+    "pipewire-output-fast": (["--server", "pipewire", "--fast", "2:200"],
+                             "PipeWire, yt-gst's output: receiver 2's clocks 200 ppm fast (faketime)"),
     "hog": (["--hog", "2"], "beside two CPU hogs (stress-ng --cpu 1 each)"),
 }
 # The yt-gst receivers of the scenarios that are not Snapcast's (its client has no such output): alsa (the lab's
-# PULSE_SINK picks its channel) and pipewiresink (the lab's PipeWire node of its channel).
+# PULSE_SINK picks its channel), pipewiresink and ytpipewiresink (the lab's PipeWire node of its channel).
 YT_ONLY_RECEIVERS = {
     "alsa": ("{binary} receive rtp://@{group}:{port} --iface eth0 --latency-ms 160 "
              "--sink 'alsasink device=pulse buffer-time=100000' -q {extra}"),
     "pipewiresink": ("{binary} receive rtp://@{group}:{port} --iface eth0 "
                      "--sink 'pipewiresink target-object={sink}' -q {extra}"),
+    "pipewire-output": ("{binary} receive rtp://@{group}:{port} --iface eth0 "
+                        "--sink 'ytpipewiresink target-object={sink}' -q {extra}"),
 }
+YT_ONLY_RECEIVERS["pipewire-output-fast"] = YT_ONLY_RECEIVERS["pipewire-output"]
 
 
 def multiroom_run(peer, scenario, a):
