@@ -19,7 +19,8 @@ sources=(Sources/AppSrcFeeder/PacketPlan.swift Sources/AppSrcFeeder/WAVFormat+Ca
          Sources/AppSrcFeeder/CodecCapsRule.swift fuzz/ReaderFuzzTarget.swift)
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name yt_gst_fuzz)
 # The caps mapping speaks GstPlayer's Caps: GstPlayer comes from the package's release build (not instrumented; the
-# reader and the mapping are), linked with GStreamer as pkg-config gives it.
+# reader and the mapping are), linked with GStreamer as pkg-config gives it; PipeWire's headers for its CPipeWire module
+# (libpipewire itself is loaded at run time).
 gst_modules="gstreamer-1.0 gstreamer-app-1.0 gstreamer-audio-1.0 gstreamer-net-1.0 gstreamer-controller-1.0 gio-2.0"  # as Package.swift
 if [ ! -x "$out/wav-reader-fuzz" ] \
   || [ -n "$(find "${wav_sources[@]}" "${sources[@]}" Sources/GstPlayer -newer "$out/wav-reader-fuzz" -print -quit)" ]; then
@@ -29,10 +30,11 @@ if [ ! -x "$out/wav-reader-fuzz" ] \
   swiftc "${flags[@]}" -module-name WAV -wmo -c "${wav_sources[@]}" -o "$out/WAV.o" \
     -emit-module -emit-module-path "$out/modules/WAV.swiftmodule" 2>> "$out/build.log" \
     || { cat "$out/build.log" >&2; exit 1; }
-  gst_includes=$(pkg-config --cflags-only-I $gst_modules | sed 's/-I/-Xcc -I/g')
+  gst_includes=$(pkg-config --cflags-only-I $gst_modules libpipewire-0.3 | sed 's/-I/-Xcc -I/g')
   # shellcheck disable=SC2046,SC2086  # word splitting of the flag lists is intended
   swiftc "${flags[@]}" -module-name WAVReaderFuzz "${sources[@]}" "$out/WAV.o" -I "$out/modules" \
-    -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CGStreamer/module.modulemap $gst_includes \
+    -I .build/release/Modules -Xcc -fmodule-map-file=Sources/CGStreamer/module.modulemap \
+    -Xcc -fmodule-map-file=Sources/CPipeWire/module.modulemap $gst_includes \
     .build/release/GstPlayer.build/*.o $(pkg-config --libs $gst_modules) -lm \
     -o "$out/wav-reader-fuzz" 2>> "$out/build.log" || { cat "$out/build.log" >&2; exit 1; }
 fi

@@ -13,7 +13,9 @@ import Synchronization
 /// at the monotonic instant of the last cycle), so an `OutputAligner` places the output to the sample.
 ///
 /// Everything but `target` is touched under the thread loop's lock: the loop's own thread runs the stream's
-/// callbacks with it held, the ring buffer thread and clock readers take it.
+/// callbacks with it held, the ring buffer thread and clock readers take it. `process` runs there too, not on
+/// PipeWire's realtime data thread (`PW_STREAM_FLAG_RT_PROCESS`): tried, two rooms sat 4-5 ms apart, as a cycle's
+/// buffer then plays in that cycle or the next.
 final class PipeWireOutput: @unchecked Sendable {
     /// What went wrong opening or playing, for the sink's error message.
     struct Failure: Error {
