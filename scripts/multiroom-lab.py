@@ -155,9 +155,22 @@ class Lab:
                 f"--log-target=file:{self.work}/pulseaudio.log"] + [f"--load={m}" for m in loads]
         if ppm:
             argv = faketime(ppm) + DIES_WITH_LAB + argv
-        self.servers.append(subprocess.Popen(DIES_WITH_LAB + argv, env=self.env, stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL))
-        self._wait_for_server(SINKS[channels - 1], "pulseaudio")
+        # Under libfaketime a start now and then hangs before PulseAudio's first line (bench run, 2026-12-03: no
+        # log after 10 s): such a start is killed and tried again.
+        for attempt in range(3):
+            with open(os.path.join(self.work, "pulseaudio.out"), "w") as out:
+                server = subprocess.Popen(DIES_WITH_LAB + argv, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                                          stdin=subprocess.DEVNULL)
+            self.servers.append(server)
+            try:
+                return self._wait_for_server(SINKS[channels - 1], "pulseaudio", server)
+            except RuntimeError as failure:
+                if server.poll() is not None or attempt == 2:
+                    raise
+                print(f"lab: {failure}; starting it again", file=sys.stderr)
+                server.kill()
+                server.wait()
+                self.servers.remove(server)
 
     def start_pipewire(self, channels):
         """The same devices on a private PipeWire (FIELD-NOTES.md: "PipeWire 0.3.65 headless"): a null sink `mix`
@@ -210,14 +223,21 @@ class Lab:
                         PULSE_SERVER=f"unix:{os.path.join(self.work, 'native')}", GST_REGISTRY=registry)
         return config
 
-    def _wait_for_server(self, sink, log):
-        """Until `pactl` lists `sink` (10 s)."""
+    def _wait_for_server(self, sink, log, process=None):
+        """Until `pactl` lists `sink` (10 s), or `process` (the server) exits; the error quotes what the server
+        printed: its log, and for PulseAudio what went to its standard output and error (`{log}.out`)."""
         for _ in range(100):
             r = subprocess.run(["pactl", "list", "short", "sinks"], env=self.env, capture_output=True, text=True)
             if r.returncode == 0 and any(line.split("\t")[1:2] == [sink] for line in r.stdout.splitlines()):
                 return
+            if process is not None and process.poll() is not None:
+                break
             time.sleep(0.1)
-        raise RuntimeError(f"{log} did not start: " + open(f"{self.work}/{log}.log").read()[-2000:])
+        printed = "".join(open(path, errors="replace").read()[-1000:] for path in
+                          (f"{self.work}/{log}.log", f"{self.work}/{log}.out") if os.path.exists(path))
+        state = f"exited {process.returncode}" if process is not None and process.poll() is not None else \
+            "not up after 10 s"
+        raise RuntimeError(f"{log} did not start ({state}): " + (printed.strip() or "it printed nothing"))
 
     def launch(self, host, command, label, env=None, prefix=()):
         """Starts `command` (a shell string) in `host`'s namespace in a process group of its own."""
