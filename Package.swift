@@ -95,9 +95,9 @@ let package = Package(
         .executableTarget(
             name: "yt-gst", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder", "Recording", "Streaming", "Control"],
             linkerSettings: [
-                // The one symbol the executable exports: pulsesink's calls to pa_stream_get_time reach
-                // Sources/yt-gst/PulseStreamClock+Export.swift first, which forwards them to Streaming's
-                // PulseStreamClock.
+                // The symbols the executable exports: pulsesink's calls to pa_stream_get_time and
+                // pa_stream_connect_playback reach Sources/yt-gst/PulseStreamClock+Export.swift first, which forwards
+                // them to Streaming's PulseStreamClock.
                 .unsafeFlags(["-Xlinker", "--dynamic-list=\(Context.packageDirectory)/scripts/exported-symbols.list"]),
                 .unsafeFlags(
                     [

@@ -14,9 +14,7 @@
 #   - pause: `{"command":["set_property","pause",true]}` sent while the file plays → the first frame of silence
 #     after the last frame of the file (checked: silence for 0.3 s after it, and `pause` reads true);
 #   - seek: `{"command":["seek",N,"absolute"]}` → the first frame within −10…+300 ms of N (checked: the next 0.1 s
-#     of frames follow it in order; where it landed is reported). Known stall (issue 22's note, 2026-12-03): beside
-#     `stress-ng --cpu 2` about one yt-gst seek in 8 is followed by silence for 10 s and more, pulsesink logging
-#     "Got overflow" at the seek (landed main did it too); the quick run (make test) runs a missed round once more;
+#     of frames follow it in order; where it landed is reported);
 #   - idle: paused, this script's client observing time-pos, MPRIS on: voluntary context switches of the main
 #     thread (/proc/PID/task/PID/status) and of all threads over 10 s (quick: 2 s), per second (checked: the sink
 #     stayed silent and the player still answers);
@@ -452,15 +450,7 @@ def run(a, machine):
     for r in range(rounds + (0 if a.quick else 1)):
         for name, (argv, mpris) in players(a.binary, wav).items():
             try:
-                try:
-                    out = one_round(argv, mpris, r, a, bus, work)
-                except RunFailed as e:
-                    if not a.quick:
-                        raise
-                    # make test's single round: one miss is printed and the round run again (a known stall, see
-                    # the header); a broken effect misses both.
-                    print(f"  MISS {name} round {r + 1}: {e}; running it again", flush=True)
-                    out = one_round(argv, mpris, r, a, bus, work)
+                out = one_round(argv, mpris, r, a, bus, work)
             except RunFailed as e:
                 failures.append(f"{name} round {r + 1}: {e}")
                 print(f"  FAIL {name} round {r + 1}: {e}", flush=True)

@@ -1,4 +1,5 @@
-// yt-gst — the one symbol the executable exports: pulsesink's calls to pa_stream_get_time come here first.
+// yt-gst — the symbols the executable exports: pulsesink's calls to pa_stream_get_time and
+// pa_stream_connect_playback come here first.
 import Streaming
 
 /// libpulse's `pa_stream_get_time`, interposed (scripts/exported-symbols.list): `PulseStreamClock` answers, with
@@ -6,4 +7,14 @@ import Streaming
 @_cdecl("pa_stream_get_time")
 public func paStreamGetTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
     PulseStreamClock.streamTime(stream, time)
+}
+
+/// libpulse's `pa_stream_connect_playback`, interposed: every playback stream is connected with a stream time that
+/// `PulseStreamClock` keeps from wrapping (see `PulseStreamClock.connectPlayback`).
+@_cdecl("pa_stream_connect_playback")
+public func paStreamConnectPlayback(
+    _ stream: OpaquePointer?, _ device: UnsafePointer<CChar>?, _ attributes: UnsafeRawPointer?, _ flags: UInt32,
+    _ volume: UnsafeRawPointer?, _ syncStream: OpaquePointer?
+) -> Int32 {
+    PulseStreamClock.connectPlayback(stream, device, attributes, flags, volume, syncStream)
 }

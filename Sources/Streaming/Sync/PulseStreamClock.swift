@@ -42,8 +42,13 @@ public enum PulseStreamClock {
         typealias Release = @convention(c) (OpaquePointer?) -> Void
         typealias StreamField = @convention(c) (OpaquePointer?) -> UnsafeRawPointer?
         typealias FrameSize = @convention(c) (UnsafeRawPointer?) -> Int
+        typealias ConnectPlayback =
+            @convention(c) (
+                OpaquePointer?, UnsafePointer<CChar>?, UnsafeRawPointer?, UInt32, UnsafeRawPointer?, OpaquePointer?
+            ) -> Int32
 
         let getTime: GetTime
+        let connectPlayback: ConnectPlayback
         let updateTimingInfo: UpdateTimingInfo
         let operationUnref: Release
         let timingInfo: StreamField
@@ -55,6 +60,7 @@ public enum PulseStreamClock {
             else { return nil }
             func symbol<T>(_ name: String) -> T? { dlsym(handle, name).map { unsafeBitCast($0, to: T.self) } }
             guard let getTime: GetTime = symbol("pa_stream_get_time"),
+                let connect: ConnectPlayback = symbol("pa_stream_connect_playback"),
                 let update: UpdateTimingInfo = symbol("pa_stream_update_timing_info"),
                 let unref: Release = symbol("pa_operation_unref"),
                 let info: StreamField = symbol("pa_stream_get_timing_info"),
@@ -62,7 +68,8 @@ public enum PulseStreamClock {
                 let frame: FrameSize = symbol("pa_frame_size")
             else { return nil }
             return Library(
-                getTime: getTime, updateTimingInfo: update, operationUnref: unref, timingInfo: info,
+                getTime: getTime, connectPlayback: connect, updateTimingInfo: update, operationUnref: unref,
+                timingInfo: info,
                 sampleSpec: spec, frameSize: frame)
         }()
     }
@@ -162,12 +169,38 @@ public enum PulseStreamClock {
 }
 
 extension PulseStreamClock {
+    /// `PA_STREAM_NOT_MONOTONIC` (pulse/def.h): libpulse does not hold its stream time at the highest value it gave.
+    static let notMonotonic: UInt32 = 0x0004
+    /// `PA_ERR_NODATA` (pulse/def.h), returned negated: no time to give now (pulsesink's clock then keeps its last).
+    static let noData: Int32 = 16
+    /// Stream times from here up (2^62 µs, 146,000 years) are libpulse's arithmetic wrapping below zero.
+    static let wrappedTime: UInt64 = 1 << 62
+
+    /// libpulse's `pa_stream_connect_playback`, as `pulsesink` calls it, with `PA_STREAM_NOT_MONOTONIC` added; the
+    /// executable's exported `pa_stream_connect_playback` forwards here.
+    ///
+    /// Why: libpulse 16 stamps the resumption of an uncorked stream at "now + transport latency", and a
+    /// `pa_stream_get_time` in between computes "now − resumption" without a sign: the stream time wraps to about
+    /// 2^64 µs. Monotonic, libpulse then holds that value for the stream's life, and so does pulsesink's clock: the
+    /// next flushing seek or resume places the audio 10^15 s ahead, and nothing is heard again (measured: 1 in 5 to
+    /// 8 seeks after a pause and resume, with the clock read while resuming). Not monotonic, the wrapped value lasts
+    /// until the resumption's moment, and `streamTime` refuses it; pulsesink's clock is monotonic by itself.
+    public static func connectPlayback(
+        _ stream: OpaquePointer?, _ device: UnsafePointer<CChar>?, _ attributes: UnsafeRawPointer?, _ flags: UInt32,
+        _ volume: UnsafeRawPointer?, _ syncStream: OpaquePointer?
+    ) -> Int32 {
+        guard let library = Library.shared else { return -noData }
+        return library.connectPlayback(stream, device, attributes, flags | notMonotonic, volume, syncStream)
+    }
+
     /// libpulse's `pa_stream_get_time`, as `pulsesink` calls it (with the PulseAudio main loop locked): the fitted
-    /// stream time while `isEnabled`, libpulse's own otherwise or before the first snapshot. The executable's exported
-    /// `pa_stream_get_time` forwards here.
+    /// stream time while `isEnabled`, libpulse's own otherwise or before the first snapshot; no time at all (an
+    /// error, so the clock keeps its last) while libpulse's has wrapped (see `connectPlayback`). The executable's
+    /// exported `pa_stream_get_time` forwards here.
     public static func streamTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
         guard let library = PulseStreamClock.Library.shared else { return -1 }
         let result = library.getTime(stream, time)
+        if result == 0, let time, time.pointee >= wrappedTime { return -noData }
         guard PulseStreamClock.isEnabled.load(ordering: .relaxed), let stream, let time, result == 0 else {
             return result
         }
