@@ -69,8 +69,7 @@ public enum PulseStreamClock {
             else { return nil }
             return Library(
                 getTime: getTime, connectPlayback: connect, updateTimingInfo: update, operationUnref: unref,
-                timingInfo: info,
-                sampleSpec: spec, frameSize: frame)
+                timingInfo: info, sampleSpec: spec, frameSize: frame)
         }()
     }
 
