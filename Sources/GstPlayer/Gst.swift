@@ -19,6 +19,10 @@ public enum Gst {
         return true
     }()
 
+    /// The name of the thread that feeds `ytpipewiresink`'s PipeWire stream (one per sink): a session that makes its
+    /// audio threads realtime raises it too.
+    public static let pipeWireOutputThreadName = PipeWireOutput.threadName
+
     /// The version of the GStreamer library this process runs with, e.g. "GStreamer 1.22.0".
     ///
     /// The corresponding C function is `gst_version_string`.

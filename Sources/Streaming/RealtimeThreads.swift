@@ -3,14 +3,15 @@ import Glibc
 import GstPlayer
 
 /// Gives the threads that carry a session's audio round-robin realtime scheduling, as audio servers do for theirs:
-/// the pipeline's streaming threads, each as it starts, and libpulse's I/O thread, which hands pulsesink's buffers
-/// to the server.
+/// the pipeline's streaming threads, each as it starts, libpulse's I/O thread, which hands pulsesink's buffers to
+/// the server, and the thread that hands `ytpipewiresink`'s to PipeWire's graph each cycle.
 ///
 /// Why: a receiver's output holds 40 ms (`ReceiverSync.outputBufferMicroseconds`) and a sender's packets are due as
 /// the clock says; beside a CPU hog these threads waited tens of ms for a core. Measured in the multi-room lab with
 /// `stress-ng --cpu 2`: dropouts of 50–120 ms on both receivers and a range of 0.7–4 ms between the rooms; with
 /// these threads realtime on both sides, 0–17 ms and 33–800 µs. (The streaming threads alone, without libpulse's:
-/// 56–290 ms.)
+/// 56–290 ms.) `ytpipewiresink`'s thread answers the graph's every cycle (5.3 ms at 256 frames), as libpulse's does
+/// the server's requests.
 ///
 /// Never the loop's thread (which parses control input and must not be able to take a core), nor a host program's.
 /// The priority stays below an audio server's (PulseAudio's 5), and children do not inherit it. It needs root,
@@ -20,15 +21,15 @@ enum RealtimeThreads {
     static let priority: Int32 = 4
     /// SCHED_RESET_ON_FORK: a child started from one of these threads gets normal scheduling.
     private static let resetOnFork: Int32 = 0x4000_0000
-    /// What libpulse names the thread of its threaded main loop.
-    private static let libpulseThreadName = "threaded-ml"
+    /// What libpulse names the thread of its threaded main loop, and what `ytpipewiresink` names its own.
+    private static let audioServerThreadNames: Set = ["threaded-ml", Gst.pipeWireOutputThreadName]
 
     /// Raises every streaming thread of `pipeline` as it starts; call before the pipeline leaves NULL.
     static func raiseStreamingThreads(of pipeline: Pipeline) {
         pipeline.whenStreamingThreadStarts { raise(thread: 0) }
     }
 
-    /// Raises libpulse's I/O threads (pulsesink opens its connection when it goes to READY).
+    /// Raises libpulse's I/O threads and `ytpipewiresink`'s (both sinks open their connection when they go to READY).
     static func raiseAudioServerThreads() {
         guard let directory = opendir("/proc/self/task") else { return }
         defer { closedir(directory) }
@@ -36,7 +37,9 @@ enum RealtimeThreads {
             let name = withUnsafeBytes(of: entry.pointee.d_name) {
                 String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard let thread = pid_t(name), threadName(thread) == libpulseThreadName else { continue }
+            guard let thread = pid_t(name), let threadName = threadName(thread),
+                audioServerThreadNames.contains(threadName)
+            else { continue }
             raise(thread: thread)
         }
     }

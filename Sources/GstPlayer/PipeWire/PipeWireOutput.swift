@@ -61,10 +61,13 @@ final class PipeWireOutput: @unchecked Sendable {
         let functions: CPW_Library
     }
 
+    /// The thread loop's name, which its thread takes (at most 15 characters, as Linux keeps them).
+    static let threadName = "yt-gst pipewire"
+
     /// Starts the thread loop (the sink's `open`).
     func open() throws(Failure) {
         library = try Self.loaded.get().functions
-        guard let loop = library.thread_loop_new!("yt-gst pipewire", nil) else {
+        guard let loop = library.thread_loop_new!(Self.threadName, nil) else {
             throw Failure(message: "could not make a PipeWire thread loop", debug: String(cString: strerror(errno)))
         }
         guard library.thread_loop_start!(loop) == 0 else {
