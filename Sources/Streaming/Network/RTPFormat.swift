@@ -87,8 +87,9 @@ public struct RTPFormat: Equatable, Sendable {
         }
     }
 
-    /// The raw audio that the depayloader of RTP packets with these caps puts out (L16, L24), so that an output can
-    /// open before the first packet is decoded; nil for a codec whose decoder decides (Opus).
+    /// The raw audio that the depayloader or decoder of RTP packets with these caps puts out, so that an output can
+    /// open before the first packet is decoded: L16 and L24 as the caps say; Opus as `opusdec` decodes it (16-bit at
+    /// 48 kHz; stereo, front left and right, unless `sprop-stereo` is 0, as the depayloader reads it); nil for another encoding.
     public static func decodedCaps(ofRTP caps: Caps) -> Caps? {
         guard case .string(let name) = caps["encoding-name"], let rate = caps["clock-rate"]?.number else { return nil }
         let parameters: Double? =
@@ -97,6 +98,9 @@ public struct RTPFormat: Equatable, Sendable {
         switch name.uppercased() {
         case NetworkCodec.l16.encodingName: return .rawAudio(format: .s16BE, rate: Int(rate), channels: channels)
         case NetworkCodec.l24.encodingName: return .rawAudio(format: .s24BE, rate: Int(rate), channels: channels)
+        case NetworkCodec.opus.encodingName:
+            let stereo: Bool = if case .string(let flag) = caps["sprop-stereo"] { flag == "1" } else { true }
+            return .rawAudio(format: .s16LE, rate: 48_000, channels: stereo ? 2 : 1, channelMask: stereo ? 0x3 : nil)
         default: return nil
         }
     }
