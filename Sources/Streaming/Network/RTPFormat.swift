@@ -89,7 +89,8 @@ public struct RTPFormat: Equatable, Sendable {
 
     /// The raw audio that the depayloader or decoder of RTP packets with these caps puts out, so that an output can
     /// open before the first packet is decoded: L16 and L24 as the caps say; Opus as `opusdec` decodes it (16-bit at
-    /// 48 kHz; stereo, front left and right, unless `sprop-stereo` is 0, as the depayloader reads it); nil for another encoding.
+    /// 48 kHz; stereo, front left and right, unless `sprop-stereo` is 0, as the depayloader reads it); nil for
+    /// another encoding.
     public static func decodedCaps(ofRTP caps: Caps) -> Caps? {
         guard case .string(let name) = caps["encoding-name"], let rate = caps["clock-rate"]?.number else { return nil }
         let parameters: Double? =

@@ -1,5 +1,6 @@
 // yt-gst — an unbiased clock for pulsesink: PulseAudio's stream time from frequent timing snapshots, each stamped
-// where it was taken, instead of libpulse's smoothed interpolation.
+// where it was taken, instead of libpulse's smoothed interpolation; and, for every stream, never libpulse's time
+// wrapped below zero.
 import Glibc
 import Synchronization
 
