@@ -268,28 +268,31 @@ def steady(report, times, lags, expect_us, since_s):
     report["steady"]["since_s"] = round(since_s, 3)
 
 
-def source_index(channel, source, at, length):
+def source_index(channel, source, at, length, before=0):
     """The index in `source` of the sample heard at `channel[at]`: where `channel[at:at+length]` correlates best with
-    `source` (FFT cross-correlation over the whole source), and the normalised peak."""
+    `source` (FFT cross-correlation over the whole source), and the normalised peak. With `before` > 0 the sound may
+    also begin up to that many samples ahead of the source (a negative index: a codec's pre-roll heard first)."""
     piece = channel[at:at + length].astype(np.float64)
     if len(piece) < length or not piece.any():
         return None, 0.0
     src = source.astype(np.float64)
-    n = 1 << int(np.ceil(np.log2(len(src) + length)))
-    corr = np.fft.irfft(np.fft.rfft(src, n) * np.conj(np.fft.rfft(piece, n)), n)[:len(src)]
-    k = int(np.argmax(corr))
-    norm = np.sqrt(np.sum(piece ** 2) * np.sum(src[k:k + length] ** 2)) or 1.0
-    return k, float(corr[k] / norm)
+    n = 1 << int(np.ceil(np.log2(len(src) + length + before)))
+    corr = np.fft.irfft(np.fft.rfft(src, n) * np.conj(np.fft.rfft(piece, n)), n)
+    corr = np.concatenate((corr[n - before:], corr[:len(src)])) if before else corr[:len(src)]
+    k = int(np.argmax(corr)) - before
+    norm = np.sqrt(np.sum(piece ** 2) * np.sum(src[max(k, 0):k + length] ** 2)) or 1.0
+    return k, float(corr[k + before] / norm)
 
 
-def first_samples(data, source, rate, first_sound_s, length_s=0.3):
+def first_samples(data, source, rate, first_sound_s, length_s=0.3, before_s=0.05):
     """Where in `source` each channel's sound begins (ms into the file): its first `length_s` heard, correlated
-    with the whole source; None for a channel that never sounded or whose start does not correlate."""
+    with the whole source; negative (to -`before_s`) when the sound begins ahead of the file (Opus's pre-roll);
+    None for a channel that never sounded or whose start does not correlate."""
     result = {}
     for index, name in enumerate(("left", "right", "center")[: data.shape[1]]):
         first = first_sound_s.get(name)
         k, peak = (None, 0.0) if first is None else source_index(
-            data[:, index], source, int(round(first * rate)), int(length_s * rate))
+            data[:, index], source, int(round(first * rate)), int(length_s * rate), int(before_s * rate))
         result[name] = None if k is None or peak < 0.15 else round(k * 1000 / rate, 3)
     return result
 

@@ -92,6 +92,12 @@ static inline GstBuffer *CGst_probe_writable_buffer(GstPadProbeInfo *info) {
     return buffer;
 }
 static inline void CGst_buffer_set_pts(GstBuffer *buffer, GstClockTime pts) { GST_BUFFER_PTS(buffer) = pts; }
+static inline void CGst_buffer_set_duration(GstBuffer *buffer, GstClockTime duration) {
+    GST_BUFFER_DURATION(buffer) = duration;
+}
+static inline GstAudioClippingMeta *CGst_buffer_audio_clipping_meta(GstBuffer *buffer) {
+    return gst_buffer_get_audio_clipping_meta(buffer);
+}
 /// multiudpsink's "add" action signal (g_signal_emit_by_name is variadic).
 static inline void CGst_multiudpsink_add(GstElement *sink, const gchar *host, gint port) {
     g_signal_emit_by_name(sink, "add", host, port);

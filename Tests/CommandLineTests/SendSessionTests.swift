@@ -52,6 +52,21 @@ final class RTPPackets: Sendable {
     var all: [Arrival] { arrivals.withLock { $0 } }
 }
 
+/// How many 48 kHz samples an Opus packet decodes to, from its table of contents (RFC 6716, 3.1).
+private func opusSamples(_ packet: [UInt8]) -> Int64 {
+    guard let toc = packet.first else { return 0 }
+    let configuration = Int(toc >> 3)
+    let frame: Int64 =
+        configuration < 12
+        ? [480, 960, 1920, 2880][configuration % 4]
+        : configuration < 16 ? [480, 960][configuration % 2] : [120, 240, 480, 960][configuration % 4]
+    switch toc & 3 {
+    case 0: return frame
+    case 1, 2: return 2 * frame
+    default: return packet.count > 1 ? frame * Int64(packet[1] & 0x3F) : 0
+    }
+}
+
 /// A scratch directory with tone files of `seconds` each, named a.wav, b.wav, ...
 private func tones(_ count: Int, seconds: Double, in directory: URL) throws -> [String] {
     try (0..<count).map { index in
@@ -160,6 +175,42 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
         #expect(arrived.count > 50)
         let steps = zip(arrived, arrived.dropFirst()).map { Int64(Int32(bitPattern: $1.timestamp &- $0.timestamp)) }
         #expect(steps.allSatisfy { $0 >= 0 }, "timestamps stepped back")
+    }
+
+    /// Opus packets are stamped as a receiver decodes them: each one's RTP timestamp is where the one before it
+    /// ends, from the first packet on and after a jump. (GStreamer's stamps assume a decoder that clips Opus's
+    /// 6.5 ms delay off the first packet, which RTP cannot tell: the second packet began 6.5 ms inside the first, and
+    /// receivers heard the file's first 13.5 ms garbled.)
+    @Test func opusPacketsFollowEachOtherFromTheFirst() throws {
+        let dir = try Paths.makeScratch("stream-opus")
+        defer { Paths.removeScratch(dir) }
+        var configuration = StreamSession.Configuration(
+            files: try tones(2, seconds: 1.5, in: dir),
+            destinations: [try StreamURL(parsing: "rtp://127.0.0.1:\(basePort + 4)")])
+        configuration.codec = .opus
+        configuration.statusInterval = .milliseconds(50)
+        let packets = try RTPPackets(port: basePort + 4)
+        defer { packets.stop() }
+        var jumped = false
+        var control: StreamSession.Control?
+        let session = StreamSession(configuration) { event in
+            guard !jumped, case .status(let status) = event, status.position >= ClockTime(seconds: 0.5) else { return }
+            jumped = true
+            control?.send(.next)
+        }
+        control = session.control
+        #expect(try session.run() == .finished(someFilesFailed: false))
+        #expect(jumped)
+        let arrived = packets.all
+        #expect(arrived.count > 50)
+        let steps = zip(arrived, arrived.dropFirst()).map { previous, next in
+            let step = Int64(Int32(bitPattern: next.timestamp &- previous.timestamp))
+            return (step: step, samples: opusSamples(previous.payload))
+        }
+        let first = steps.prefix(10).map(\.step)
+        #expect(first == Array(repeating: 960, count: first.count), "the first packets' timestamp steps: \(first)")
+        let inside = steps.filter { $0.step < $0.samples }
+        #expect(inside.isEmpty, "packets that begin inside the one before: \(inside)")
     }
 
     /// A stop while the clock of an NTP server is awaited ends the wait at once (it would last 5 s).

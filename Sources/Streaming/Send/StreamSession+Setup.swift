@@ -82,7 +82,7 @@ extension StreamSession {
         case .rtp(let endpoints, let format):
             try pipeline.element(named: "format").set("caps", to: format.rawCaps)
             try pipeline.element(named: "pay").set("pt", to: format.payloadType)
-            if format.codec == .opus { try pipeline.element(named: "enc").set("bitrate", to: bitrate) }
+            if format.codec == .opus { try configureOpus(pipeline.element(named: "enc"), bitrate: bitrate) }
             for (name, port) in [("rtp", \RTPEndpoint.port), ("rtcp", \RTPEndpoint.rtcpPort)] {
                 let sink = try pipeline.element(named: name)
                 for endpoint in endpoints {
@@ -101,13 +101,20 @@ extension StreamSession {
             case .pcm(nil): break
             case .opus:
                 try pipeline.element(named: "format").set("caps", to: NetworkCodec.opusInput(channels: channels))
-                try pipeline.element(named: "enc").set("bitrate", to: bitrate)
+                try configureOpus(pipeline.element(named: "enc"), bitrate: bitrate)
             }
             try NetworkSRT.configure(try pipeline.element(named: "net"), endpoint: endpoint, latency: nil)
             // GDP does not carry end of stream: mark it in the stream, so the receiver knows we finished.
             try pipeline.element(named: "framing").sendMarkerBeforeEndOfStream(
                 onPad: "sink", named: ApplicationMessage.endOfStream.rawValue)
         }
+    }
+
+    /// The Opus encoder of an RTP or SRT stream: its bitrate, and its packets stamped as receivers decode them
+    /// (neither transport carries Opus's pre-skip: see `Element.stampPacketsWhole`).
+    private func configureOpus(_ encoder: Element, bitrate: Int) throws(GstError) {
+        try encoder.set("bitrate", to: bitrate)
+        encoder.stampPacketsWhole()
     }
 
     /// For RTP: the clock the stream runs on, published for the receivers, with the stream's timestamps on it.
