@@ -48,6 +48,13 @@ let gstreamer: (includes: [String], libraryPaths: [String], libraries: [String])
 let pipeWireIncludes = values(
     "-I", in: pkgConfig(["--cflags-only-I", "libpipewire-0.3"], missing: "PipeWire", installing: "libpipewire-0.3-dev"))
 
+/// For an executable that plays into PulseAudio: it exports pa_stream_get_time and pa_stream_connect_playback
+/// (Sources/Streaming/Sync/PulseStreamClock+Export.swift), so pulsesink's calls reach Streaming's PulseStreamClock
+/// first: a stream time that never wraps, and a synchronised receiver's fitted clock.
+let exportsPulseStreamClock = LinkerSetting.unsafeFlags([
+    "-Xlinker", "--dynamic-list=\(Context.packageDirectory)/scripts/exported-symbols.list",
+])
+
 let package = Package(
     name: "yt-gst",
     products: [
@@ -95,10 +102,7 @@ let package = Package(
         .executableTarget(
             name: "yt-gst", dependencies: ["WAV", "GstPlayer", "AppSrcFeeder", "Recording", "Streaming", "Control"],
             linkerSettings: [
-                // The symbols the executable exports: pulsesink's calls to pa_stream_get_time and
-                // pa_stream_connect_playback reach Sources/yt-gst/PulseStreamClock+Export.swift first, which forwards
-                // them to Streaming's PulseStreamClock.
-                .unsafeFlags(["-Xlinker", "--dynamic-list=\(Context.packageDirectory)/scripts/exported-symbols.list"]),
+                exportsPulseStreamClock,
                 .unsafeFlags(
                     [
                         "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
@@ -112,7 +116,9 @@ let package = Package(
         .executableTarget(name: "play-wav", dependencies: ["GstPlayer", "AppSrcFeeder"], path: "Examples/PlayWAV"),
         // The README's receiver: a synchronised receiver of rtp://@:PORT through the Streaming library (built by every
         // build; Tests/NetworkTests/SyncedReceiverExampleTests.swift runs it against a stream in a lab).
-        .executableTarget(name: "synced-receiver", dependencies: ["Streaming"], path: "Examples/SyncedReceiver"),
+        .executableTarget(
+            name: "synced-receiver", dependencies: ["Streaming"], path: "Examples/SyncedReceiver",
+            linkerSettings: [exportsPulseStreamClock]),
         // The README's recorder: a source into a crash-safe WAV through the Recording library, for SECONDS or until
         // Ctrl-C (built by every build; Tests/CLITests/RecordExampleTests.swift runs it).
         .executableTarget(name: "record-wav", dependencies: ["Recording"], path: "Examples/RecordWAV"),

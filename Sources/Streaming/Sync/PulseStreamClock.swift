@@ -22,8 +22,8 @@ import Synchronization
 /// snapshots, so that its time is right from its first milliseconds, when `OutputAligner` takes its start-up gap
 /// (libpulse's own was 100–200 µs off then).
 ///
-/// How: the executable exports `pa_stream_get_time` (see Package.swift) and forwards it to `streamTime`, so the
-/// `pulsesink` plugin's calls reach it first; libpulse's own is found in the already loaded library. Off
+/// How: `pa_stream_get_time` (PulseStreamClock+Export.swift), exported by the executable (see Package.swift), forwards
+/// to `streamTime`, so the `pulsesink` plugin's calls reach it first; libpulse's own is found in the already loaded library. Off
 /// (`isEnabled` false) it is libpulse's, unchanged.
 public enum PulseStreamClock {
     /// Whether streams in this process get the fitted time (a synchronised receiver turns it on).
@@ -195,8 +195,8 @@ extension PulseStreamClock {
 
     /// libpulse's `pa_stream_get_time`, as `pulsesink` calls it (with the PulseAudio main loop locked): the fitted
     /// stream time while `isEnabled`, libpulse's own otherwise or before the first snapshot; no time at all (an
-    /// error, so the clock keeps its last) while libpulse's has wrapped (see `connectPlayback`). The executable's
-    /// exported `pa_stream_get_time` forwards here.
+    /// error, so the clock keeps its last) while libpulse's has wrapped (see `connectPlayback`). The exported
+    /// `pa_stream_get_time` forwards here.
     public static func streamTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
         guard let library = PulseStreamClock.Library.shared else { return -1 }
         let result = library.getTime(stream, time)
