@@ -83,10 +83,12 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
     /// A stream of `files` to the test's RTP port, its status every 50 ms; `observe` sees each event with the
     /// session's control.
     static func session(
-        _ files: [String], port: Int, observe: @escaping (StreamSession.Event, StreamSession.Control) -> Void
+        _ files: [String], port: Int, codec: NetworkCodec? = nil,
+        observe: @escaping (StreamSession.Event, StreamSession.Control) -> Void
     ) throws -> StreamSession {
         var configuration = StreamSession.Configuration(
             files: files, destinations: [try StreamURL(parsing: "rtp://127.0.0.1:\(port)")])
+        configuration.codec = codec
         configuration.statusInterval = .milliseconds(50)
         var control: StreamSession.Control?
         let session = StreamSession(configuration) { event in if let control { observe(event, control) } }
@@ -184,21 +186,15 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
     @Test func opusPacketsFollowEachOtherFromTheFirst() throws {
         let dir = try Paths.makeScratch("stream-opus")
         defer { Paths.removeScratch(dir) }
-        var configuration = StreamSession.Configuration(
-            files: try tones(2, seconds: 1.5, in: dir),
-            destinations: [try StreamURL(parsing: "rtp://127.0.0.1:\(basePort + 4)")])
-        configuration.codec = .opus
-        configuration.statusInterval = .milliseconds(50)
         let packets = try RTPPackets(port: basePort + 4)
         defer { packets.stop() }
         var jumped = false
-        var control: StreamSession.Control?
-        let session = StreamSession(configuration) { event in
+        let session = try Self.session(tones(2, seconds: 1.5, in: dir), port: basePort + 4, codec: .opus) {
+            event, control in
             guard !jumped, case .status(let status) = event, status.position >= ClockTime(seconds: 0.5) else { return }
             jumped = true
-            control?.send(.next)
+            control.send(.next)
         }
-        control = session.control
         #expect(try session.run() == .finished(someFilesFailed: false))
         #expect(jumped)
         let arrived = packets.all
