@@ -180,16 +180,34 @@ def first_sound(channel, block):
     return int(start + nonzero[0]) if len(nonzero) else int(loud[0] * block)
 
 
+def silent_runs(channel, least=GAP_MIN_SAMPLES):
+    """The runs of exact digital silence of at least `least` samples inside the sounding part of `channel`, as
+    (first, end) sample indexes."""
+    nonzero = np.nonzero(channel)[0]
+    if len(nonzero) < 2:
+        return []
+    runs = np.diff(nonzero) - 1  # zeros between consecutive non-zero samples
+    at = np.nonzero(runs >= least)[0]
+    return [(int(nonzero[i]) + 1, int(nonzero[i + 1])) for i in at]
+
+
 def gaps(channel, rate):
     """Runs of exact digital silence inside the sounding part of `channel`: a dropout (a lost packet played as
     silence, an underrun). Returns (longest in ms, how many runs of at least GAP_MIN_SAMPLES)."""
-    nonzero = np.nonzero(channel)[0]
-    if len(nonzero) < 2:
-        return 0.0, 0
-    runs = np.diff(nonzero) - 1  # zeros between consecutive non-zero samples
-    long_runs = runs[runs >= GAP_MIN_SAMPLES]
-    longest = float(long_runs.max()) * 1000 / rate if len(long_runs) else 0.0
-    return longest, int(len(long_runs))
+    runs = [end - first for first, end in silent_runs(channel)]
+    return (max(runs) * 1000 / rate if runs else 0.0), len(runs)
+
+
+def common_gaps(channels, rate, least_ms=1.0):
+    """Dropouts of at least `least_ms` heard in every channel at once (overlapping by that much): the audio server
+    or the recorder lost them, not one receiver (each plays its own channel). Returns {"count", "longest_ms"}."""
+    least = int(least_ms * rate / 1000)
+    shared = [(first, end) for first, end in silent_runs(channels[0], least)]
+    for channel in channels[1:]:
+        others = silent_runs(channel, least)
+        shared = [(max(a, c), min(b, d)) for a, b in shared for c, d in others if min(b, d) - max(a, c) >= least]
+    longest = max((end - first for first, end in shared), default=0)
+    return {"count": len(shared), "longest_ms": longest * 1000 / rate}
 
 
 def settle_time(times, lags, expect, bound, since):
@@ -242,6 +260,7 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, tim
     gap_left, gap_right = gaps(left, rate), gaps(right, rate)
     report["longest_gap_ms"] = {"left": gap_left[0], "right": gap_right[0], "max": max(gap_left[0], gap_right[0])}
     report["gap_count"] = {"left": gap_left[1], "right": gap_right[1]}
+    report["common_gaps"] = common_gaps([left, right], rate)
     if join_ns is not None and timeline is not None:
         since = timeline.position(join_ns) / rate
         settle = settle_time(times, lags, expect_us, bound_us, since)

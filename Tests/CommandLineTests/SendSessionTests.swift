@@ -76,8 +76,9 @@ private func tones(_ count: Int, seconds: Double, in directory: URL) throws -> [
     }
 }
 
-/// Ports of their own per process, so that runs side by side do not meet (RTP, RTCP and the clock: 3 ports).
-private let basePort = 40_000 + Int(getpid() % 2_000) * 8
+/// Ports of their own per process, so that runs side by side do not meet (RTP, RTCP and the clock: 3 ports a
+/// stream; each test its own 3, as a closed socket may still hold its port while the next test binds it).
+private let basePort = 40_000 + Int(getpid() % 2_000) * 12
 
 @Suite(.serialized) struct StreamSessionTests {
     /// A stream of `files` to the test's RTP port, its status every 50 ms; `observe` sees each event with the
@@ -186,10 +187,10 @@ private let basePort = 40_000 + Int(getpid() % 2_000) * 8
     @Test func opusPacketsFollowEachOtherFromTheFirst() throws {
         let dir = try Paths.makeScratch("stream-opus")
         defer { Paths.removeScratch(dir) }
-        let packets = try RTPPackets(port: basePort + 4)
+        let packets = try RTPPackets(port: basePort + 8)
         defer { packets.stop() }
         var jumped = false
-        let session = try Self.session(tones(2, seconds: 1.5, in: dir), port: basePort + 4, codec: .opus) {
+        let session = try Self.session(tones(2, seconds: 1.5, in: dir), port: basePort + 8, codec: .opus) {
             event, control in
             guard !jumped, case .status(let status) = event, status.position >= ClockTime(seconds: 0.5) else { return }
             jumped = true

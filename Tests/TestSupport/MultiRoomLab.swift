@@ -66,6 +66,11 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
         public var right: Double
         public var max: Double
     }
+    /// Dropouts of 1 ms or more in every room at once: lost by the audio server or the recorder, not a receiver.
+    public struct CommonGaps: Decodable, Sendable {
+        public var count: Int
+        public var longestMs: Double
+    }
     public struct Process: Decodable, Sendable {
         public var command: String
         public var status: Int?
@@ -120,6 +125,7 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
     public var latencyMs: PerChannel?
     /// The longest run of digital silence inside each receiver's sound.
     public var longestGapMs: Gaps
+    public var commonGaps: CommonGaps?
     /// From a late receiver's start until every later window is within the bound (nil: never).
     public var settleS: Double?
     /// The windows from `warmupSeconds` after sending on.
@@ -149,7 +155,7 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
             + "(drift \(f(steadyLatency?.left?.driftUsPerS))/\(f(steadyLatency?.right?.driftUsPerS)) µs/s, range "
             + "\(f(steadyLatency?.left?.rangeUs))/\(f(steadyLatency?.right?.rangeUs)) µs), device "
             + "\(f(device.measuredPpm)) ppm (set \(f(device.setPpm))), "
-            + "longest gap \(f(longestGapMs.max)) ms, first sample heard \(f(firstSampleMs?.left))/"
+            + "longest gap \(f(longestGapMs.max)) ms (in every room at once: \(commonGaps?.count ?? 0)), first sample heard \(f(firstSampleMs?.left))/"
             + "\(f(firstSampleMs?.right)) ms into the file, first packet \(f(firstPacketLeadMs)) ms early\n"
             + logs.joined(separator: "\n")
     }
