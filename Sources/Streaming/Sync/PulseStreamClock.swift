@@ -12,10 +12,13 @@ import Synchronization
 /// (0.3–13 ms at p99 on a busy machine), so points are stamped early by a random amount, and its smoother (5 s
 /// window, never backwards) turns each into seconds of error: measured, two streams on one PulseAudio wander ±0.5 to
 /// 1.8 ms apart while each believes itself within 20 µs. Here: a snapshot every 20 ms; the position it gives (read
-/// index − sink latency, taken together by the server) is stamped halfway through the round trip, on this
-/// process's clock alone (libpulse's transport latency compares it with the server's, which a process whose clock
-/// runs at its own rate, as under libfaketime, must not mix in); of the last 2 s, the 30 % with the shortest round
-/// trip are fitted by a line
+/// index − sink latency, taken together by the server) is stamped where the server sent it (its wall clock, read
+/// right after the snapshot, on this process's clock), or, where that is not known or not within the round trip
+/// (another host's clock, or either side under libfaketime), at its arrival: the request is the slow leg (it
+/// waits for libpulse's main loop and the server's; 180–570 µs median in the lab), the answer is back 25–45 µs
+/// after the server sent it. (Stamped halfway through the round trip, as before, each stream's points came
+/// 100–250 µs early, by as much as its own round trips, and two streams on one server were held 60 µs apart.)
+/// Of the last 2 s, the 30 % with the shortest round trip are fitted by a line
 /// (outliers beyond 4 × MAD dropped, fitted again), and the stream time is that line now. Measured with pulsesink in
 /// the multi-room lab: 21–32 µs p99 between two streams, against 0.15–1.8 ms. Below 10 snapshots (the first 200
 /// ms) a fitted slope is not to be trusted: the stream runs at its nominal rate through the median of the fastest
@@ -87,13 +90,14 @@ public enum PulseStreamClock {
         /// The stream's nominal rate (frames a second).
         var rate = 0.0
 
-        /// The answer to the pending request came at `arrived` (µs) with `position` (frames; nil: nothing usable):
-        /// the position is stamped halfway through the round trip and the line fitted again. Any answer lets the
-        /// next request go.
-        mutating func answered(at arrived: Double, position: Double?) {
+        /// The answer to the pending request came at `arrived` (µs) with `position` (frames; nil: nothing usable),
+        /// which the server sent at `serverTime` (µs on this process's clock; nil: unknown): the position is
+        /// stamped there when it lies within the round trip, at the arrival otherwise, and the line fitted again.
+        /// Any answer lets the next request go.
+        mutating func answered(at arrived: Double, position: Double?, serverTime: Double? = nil) {
             guard requestSent != 0 else { return }
             let roundTrip = arrived - Double(requestSent)
-            let taken = Double(requestSent) + roundTrip / 2
+            let taken = serverTime.flatMap { (Double(requestSent)...arrived).contains($0) ? $0 : nil } ?? arrived
             requestSent = 0
             guard let position else { return }
             snapshots.append((taken, position, roundTrip))
@@ -104,39 +108,52 @@ public enum PulseStreamClock {
 
     static let streams = Mutex([UInt: StreamState]())
 
-    static func monotonicMicroseconds() -> UInt64 {
+    static func monotonicMicroseconds() -> UInt64 { microseconds(CLOCK_MONOTONIC) }
+
+    static func microseconds(_ clock: clockid_t) -> UInt64 {
         var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
+        clock_gettime(clock, &now)
         return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 
     /// pa_timing_info's fields (pulse/def.h, x86-64 and every LP64 target).
     enum TimingInfo {
-        static let synchronizedClocks = 16, sinkLatency = 24, playing = 48
+        static let timestamp = 0, synchronizedClocks = 16, sinkLatency = 24, playing = 48
         static let readIndexCorrupt = 64, readIndex = 72
     }
 
     /// The answer to a snapshot request: one more point, and the line fitted again.
     static let snapshotArrived: Library.SuccessCallback = { stream, success, _ in
         guard let stream else { return }
-        let arrived = Double(monotonicMicroseconds())
+        let arrived = monotonicMicroseconds()
+        let wallClockAhead = Double(microseconds(CLOCK_REALTIME)) - Double(arrived)
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
         var point: Double? = nil
+        var serverTime: Double? = nil
         if success != 0, let library = Library.shared, let info = library.timingInfo(stream),
             let spec = library.sampleSpec(stream)
         {
             point = position(
                 in: info, rate: Double(spec.load(fromByteOffset: 4, as: UInt32.self)),
                 frameBytes: Double(library.frameSize(spec)))
+            serverTime = sent(info).map { $0 - wallClockAhead }
         }
-        streams.withLock { all in all[key]?.answered(at: arrived, position: point) }
+        streams.withLock { all in all[key]?.answered(at: Double(arrived), position: point, serverTime: serverTime) }
+    }
+
+    /// When the server sent a snapshot (µs on its wall clock), right after it took it; nil where libpulse found
+    /// the server's wall clock not this process's (it then puts its own guess there).
+    static func sent(_ info: UnsafeRawPointer) -> Double? {
+        guard info.load(fromByteOffset: TimingInfo.synchronizedClocks, as: Int32.self) != 0 else { return nil }
+        let seconds = info.load(fromByteOffset: TimingInfo.timestamp, as: Int.self)
+        let microseconds = info.load(fromByteOffset: TimingInfo.timestamp + 8, as: Int.self)
+        return Double(seconds) * 1e6 + Double(microseconds)
     }
 
     /// The position (frames) a timing snapshot (`pa_timing_info`) gives: the server's read index less what its
-    /// sink still holds; nil while the stream is not playing or the read index is not valid. libpulse's
-    /// `synchronized_clocks` is not looked at: it says whether the server's wall clock agrees with this process's,
-    /// which the stamp here never uses, and it is false for every snapshot of a server whose clock runs at its own
-    /// rate (as under libfaketime) or is set otherwise (another host).
+    /// sink still holds; nil while the stream is not playing or the read index is not valid. Whatever libpulse's
+    /// `synchronized_clocks`: it is false for every snapshot of a server whose clock runs at its own rate (as under
+    /// libfaketime) or is set otherwise (another host), whose positions are as good (only their stamp is not).
     static func position(in info: UnsafeRawPointer, rate: Double, frameBytes: Double) -> Double? {
         guard rate > 0, frameBytes > 0, info.load(fromByteOffset: TimingInfo.playing, as: Int32.self) != 0,
             info.load(fromByteOffset: TimingInfo.readIndexCorrupt, as: Int32.self) == 0
