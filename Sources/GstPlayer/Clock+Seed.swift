@@ -84,6 +84,22 @@ extension Clock {
         return true
     }
 
+    /// How often a clock that follows a publisher asks its time once synced (ns), and over how many answers its
+    /// offset and rate are fitted: every 100 ms over the last 128 (12.8 s). GStreamer's own, once a second over the
+    /// last 32, let two receivers' clocks wander tens of µs apart for tens of seconds in the multi-room lab. (Not for
+    /// NTP: public servers refuse clients that ask more than every few seconds.)
+    static let askInterval: UInt64 = 100_000_000
+    static let answersFitted = 128
+
+    /// Sets `askInterval` and `answersFitted` on the client; before its first answers, as a new window drops those
+    /// it holds. The corresponding properties are GstClock's "timeout" and "window-size" on the "internal-clock".
+    func askOften() {
+        guard let follower = internalClock else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(follower)) }
+        gst_util_set_object_arg(CGst_gobject(follower), "timeout", String(Clock.askInterval))
+        gst_util_set_object_arg(CGst_gobject(follower), "window-size", String(Clock.answersFitted))
+    }
+
     /// The client's internal clock (+1), the one that talks to the server; nil for other clocks.
     private var internalClock: UnsafeMutablePointer<GstClock>? {
         guard g_object_class_find_property(CGst_gobject_class_of(raw), "internal-clock") != nil else { return nil }

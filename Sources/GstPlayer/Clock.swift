@@ -41,6 +41,7 @@ public final class Clock: @unchecked Sendable {
         let clock = Clock(
             taking: gst_net_client_clock_new("sender-clock", address, gint(port), 0)!,
             server: TimeServer(address: address, port: port, ntp: false))
+        clock.askOften()
         pipeline?.postStatistics(of: clock)
         return clock
     }

@@ -13,14 +13,15 @@
 /// The device clock of an audio server (PulseAudio's stream time) is noisy from one reading to the next (tens to
 /// hundreds of µs on a busy machine), while a device's rate differs from the sender's by up to a few hundred ppm.
 /// So the gap is estimated by a straight line fitted over the last `window` (4 s) of readings, evaluated at the
-/// newest (its slope is the rate difference); a correction of one sample is made when the estimate passes
-/// `trigger` (1.5) samples, so noise does not make the output step back and forth: each step moves it by the whole
-/// samples of the estimate, at most `maxStep` (4, 83 µs at 48 kHz), at most every `decisionInterval` (100 ms):
-/// inaudible, and fast enough for 800 ppm. (One sample per step capped the rate at 208 ppm at 48 kHz: a
+/// newest (its slope is the rate difference); a correction is made when the estimate passes `trigger` (0.6)
+/// samples: each step moves the output by the estimate rounded to whole samples, at most `maxStep` (4, 83 µs at
+/// 48 kHz), at most every `decisionInterval` (100 ms): inaudible, and fast enough for 800 ppm. Each room then sits
+/// within about ±0.6 samples of the clock (a trigger of 1.5 samples with the estimate rounded down left each
+/// anywhere in ±1.5, two rooms up to 3 samples, 62 µs, apart by design). (One sample per step capped the rate at 208 ppm at 48 kHz: a
 /// PulseAudio null sink fed by pulsesink renders 60-400 ppm fast, as its timer counts each small chunk's duration
-/// in whole µs, and the output fell behind it until a 10 ms jump.) Measured
-/// in the multi-room lab, shorter windows or lower triggers chase the noise (20 steps a second, the output
-/// wandering by ±1 ms). Pure logic: `OutputAligner` feeds it from the sink.
+/// in whole µs, and the output fell behind it until a 10 ms jump.) Measured in the multi-room lab, shorter windows
+/// chase the noise (20 steps a second, the output wandering by ±1 ms). Pure logic: `OutputAligner` feeds it from
+/// the sink.
 public struct AlignmentFilter: Sendable {
     /// Why the filter has no estimate yet, or how it stands.
     public enum Phase: Equatable, Sendable {
@@ -48,7 +49,7 @@ public struct AlignmentFilter: Sendable {
     /// with a step in it overshot by 1-2 ms. (Readings wander by 75-300 µs on PipeWire, ±100 µs on PulseAudio.)
     var stepWindow = 200_000.0
     var stepThreshold = 2_000.0
-    var trigger = 1.5
+    var trigger = 0.6
     /// The most samples one step moves.
     var maxStep = 4.0
 
@@ -115,7 +116,7 @@ public struct AlignmentFilter: Sendable {
         if phase == .measuring || stepped || abs(estimate) > jumpThreshold {
             move = estimate
         } else if abs(estimate) > trigger * samplePeriod {
-            let samples = min((abs(estimate) / samplePeriod).rounded(.down), maxStep)
+            let samples = min((abs(estimate) / samplePeriod).rounded(), maxStep)
             move = (estimate > 0 ? samples : -samples) * samplePeriod
         } else {
             move = 0
