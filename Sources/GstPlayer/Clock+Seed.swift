@@ -1,4 +1,4 @@
-// yt-gst — a network clock set from the best of a short burst of its protocol's own exchanges, at once.
+// yt-gst — a network clock set from a short burst of its protocol's own exchanges, at once.
 internal import CGStreamer
 import Glibc
 
@@ -51,62 +51,50 @@ struct TimeExchange: Equatable, Sendable {
 }
 
 extension Clock {
-    /// How many exchanges a seed makes at most; the one with the shortest round trip sets the clock.
+    /// How many exchanges a seed makes at most.
     static let seedExchanges = 8
-    /// GStreamer's own estimate replaces the seed once it has fitted this many answers (at 50 ms: 0.8 s), so that
-    /// its first rate is not fitted on a few noisy points (4 answers in 150 ms: rates off by 0.1-2 %, the clock
-    /// wandering by milliseconds in its first second).
-    static let observationsBeforeFit = 16
 
-    /// Sets a network clock (`following`, `ntp`) from the best of a short burst of its own protocol's exchanges
-    /// (rate 1, offset from the shortest round trip) and marks it synced, unless GStreamer already synced it.
+    /// Sets a network clock (`following`, `ntp`) from a short burst of its own protocol's exchanges (the fit's
+    /// first points: the offset of the fastest, at the nominal rate) and marks it synced, unless it has had an
+    /// answer already.
     ///
     /// Why: GStreamer's client needs 4 answers before it is synced and waits 250 ms after any answer whose round
     /// trip is more than twice its average, which on a busy machine is often (250 ms to 2 s to sync): receivers
-    /// then start late and lose the start of the stream. GStreamer's own estimate follows from the seed on.
+    /// then start late and lose the start of the stream. The client's answers are fitted with these from then on.
     /// - Returns: whether the clock is synced now; false when the server did not answer within `limit`.
-    /// The corresponding C functions are `gst_clock_set_calibration` and `gst_clock_set_synced` on the client's
-    /// "internal-clock".
     public func seed(within limit: Duration) -> Bool {
-        guard let server, let follower = internalClock else { return isSynced }
-        defer { gst_object_unref(UnsafeMutableRawPointer(follower)) }
-        guard gst_clock_is_synced(follower) == 0 else { return true }
-        let best = Clock.exchanges(with: server, on: follower, within: limit).min { $0.roundTrip < $1.roundTrip }
-        guard let best else { return false }
-        gst_util_set_object_arg(
-            CGst_gobject(follower), "window-threshold", String(Clock.observationsBeforeFit))
-        // (GStreamer may have synced it meanwhile: its own calibration stands then.)
-        guard gst_clock_is_synced(follower) == 0 else { return true }
-        gst_clock_set_calibration(
-            follower, GstClockTime(best.sent / 2 + best.received / 2),
-            GstClockTime(best.serverReceived / 2 + best.serverSent / 2), 1, 1)
-        gst_clock_set_synced(follower, 1)
+        guard let server, let followed else { return isSynced }
+        guard !isSynced else { return true }
+        let exchanges = Clock.exchanges(with: server, on: raw, within: limit)
+        guard !exchanges.isEmpty else { return isSynced }
+        followed.add(
+            exchanges.map {
+                ExchangeFit.Exchange(
+                    local: $0.sent / 2 + $0.received / 2, remote: $0.serverReceived / 2 + $0.serverSent / 2,
+                    roundTrip: $0.roundTrip)
+            })
         return true
     }
 
-    /// How often a clock that follows a publisher asks its time once synced (ns), and over how many answers its
-    /// offset and rate are fitted: every 100 ms over the last 128 (12.8 s). GStreamer's own, once a second over the
-    /// last 32, let two receivers' clocks wander tens of µs apart for tens of seconds in the multi-room lab. (Not for
-    /// NTP: public servers refuse clients that ask more than every few seconds.)
+    /// How often a clock that follows a publisher asks its time once synced (ns): every 100 ms, so that the fit
+    /// has 100 answers in its window to choose the fastest from (GStreamer's: once a second). (Not for NTP: public
+    /// servers refuse clients that ask more than every few seconds.)
     static let askInterval: UInt64 = 100_000_000
-    static let answersFitted = 128
 
-    /// Sets `askInterval` and `answersFitted` on the client; before its first answers, as a new window drops those
-    /// it holds. The corresponding properties are GstClock's "timeout" and "window-size" on the "internal-clock".
+    /// Sets `askInterval` on the client. The corresponding property is GstClock's "timeout" on its
+    /// "internal-clock".
     func askOften() {
-        guard let follower = internalClock else { return }
-        defer { gst_object_unref(UnsafeMutableRawPointer(follower)) }
-        gst_util_set_object_arg(CGst_gobject(follower), "timeout", String(Clock.askInterval))
-        gst_util_set_object_arg(CGst_gobject(follower), "window-size", String(Clock.answersFitted))
+        guard let client, let asking = Clock.internalClock(of: client) else { return }
+        defer { gst_object_unref(UnsafeMutableRawPointer(asking)) }
+        gst_util_set_object_arg(CGst_gobject(asking), "timeout", String(Clock.askInterval))
     }
 
-    /// The client's internal clock (+1), the one that talks to the server; nil for other clocks.
-    private var internalClock: UnsafeMutablePointer<GstClock>? {
-        guard g_object_class_find_property(CGst_gobject_class_of(raw), "internal-clock") != nil else { return nil }
+    /// A GStreamer network client's internal clock (+1), the one that talks to the server.
+    private static func internalClock(of client: UnsafeMutablePointer<GstClock>) -> UnsafeMutablePointer<GstClock>? {
         var value = GValue()
         g_value_init(&value, gst_clock_get_type())
         defer { g_value_unset(&value) }
-        g_object_get_property(CGst_gobject(raw), "internal-clock", &value)
+        g_object_get_property(CGst_gobject(client), "internal-clock", &value)
         guard let clock = g_value_dup_object(&value) else { return nil }
         return clock.assumingMemoryBound(to: GstClock.self)
     }
@@ -116,22 +104,23 @@ extension Clock {
     /// client, on a jittery one, did not sync within the receiver's 3 s).
     static let answerWait = Duration.milliseconds(40)
 
-    /// Up to `seedExchanges` exchanges with `server`, one after the other, within `limit`; timed on `follower`.
+    /// Up to `seedExchanges` exchanges with `server`, one after the other, within `limit`; timed on `clock`'s
+    /// internal clock (the machine's monotonic clock, as the client's).
     private static func exchanges(
-        with server: TimeServer, on follower: UnsafeMutablePointer<GstClock>, within limit: Duration
+        with server: TimeServer, on clock: UnsafeMutablePointer<GstClock>, within limit: Duration
     ) -> [TimeExchange] {
         guard let socket = connectedSocket(to: server) else { return [] }
         defer { close(socket) }
         let deadline = ContinuousClock.now + limit
         var done: [TimeExchange] = []
         while done.count < seedExchanges, ContinuousClock.now < deadline {
-            let sent = UInt64(gst_clock_get_internal_time(follower))
+            let sent = UInt64(gst_clock_get_internal_time(clock))
             let request = TimeExchange.request(ntp: server.ntp, sent: sent)
             guard send(socket, request, request.count, 0) == request.count else { return done }
             // Until its answer or `answerWait`; an answer to an earlier request is not this one's.
             let wait = min(deadline, .now + answerWait)
             while let answer = receive(on: socket, until: wait) {
-                let received = UInt64(gst_clock_get_internal_time(follower))
+                let received = UInt64(gst_clock_get_internal_time(clock))
                 if let exchange = TimeExchange(answer: answer, ntp: server.ntp, sent: sent, received: received) {
                     done.append(exchange)
                     break

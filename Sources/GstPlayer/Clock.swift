@@ -1,6 +1,7 @@
 // yt-gst — clocks that several machines share: the system clock published on the network, and the clients that
 // follow one (GStreamer's own protocol, NTP or PTP).
 internal import CGStreamer
+import Glibc
 
 /// A GStreamer clock: what a pipeline's running time counts on, and what it can share with other machines.
 ///
@@ -10,15 +11,40 @@ public final class Clock: @unchecked Sendable {
     let raw: UnsafeMutablePointer<GstClock>
     /// Where a network clock asks the time (for `seed(within:)`); nil for other clocks.
     let server: TimeServer?
+    /// A network clock's GStreamer client (+1), which asks the server, and what sets `raw` from its answers
+    /// (Clock+Fit.swift); nil for other clocks.
+    let client: UnsafeMutablePointer<GstClock>?
+    let followed: FollowedTime?
 
     /// Takes an owned reference (sinks a floating one).
-    private init(taking raw: UnsafeMutablePointer<GstClock>, server: TimeServer? = nil) {
+    private init(taking raw: UnsafeMutablePointer<GstClock>) {
         _ = gst_object_ref_sink(UnsafeMutableRawPointer(raw))
         self.raw = raw
-        self.server = server
+        server = nil
+        client = nil
+        followed = nil
     }
 
-    deinit { gst_object_unref(UnsafeMutableRawPointer(raw)) }
+    /// A clock of its own set from `client`'s answers (taken, sinks a floating one), which post their statistics to
+    /// `pipeline`'s bus.
+    private init(following client: UnsafeMutablePointer<GstClock>, server: TimeServer, statisticsTo pipeline: Pipeline?)
+    {
+        _ = gst_object_ref_sink(UnsafeMutableRawPointer(client))
+        let own = UnsafeMutableRawPointer(g_object_new_with_properties(gst_system_clock_get_type(), 0, nil, nil)!)
+            .assumingMemoryBound(to: GstClock.self)
+        _ = gst_object_ref_sink(UnsafeMutableRawPointer(own))
+        _ = gst_object_set_name(CGst_object(own), "followed-clock")
+        raw = own
+        self.server = server
+        self.client = client
+        followed = FollowedTime(clock: own, forwardTo: pipeline?.bus)
+        followed?.listen(to: client)
+    }
+
+    deinit {
+        if let client { gst_object_unref(UnsafeMutableRawPointer(client)) }
+        gst_object_unref(UnsafeMutableRawPointer(raw))
+    }
 
     /// The machine's monotonic clock (`CLOCK_MONOTONIC`): what a sender publishes.
     ///
@@ -31,31 +57,28 @@ public final class Clock: @unchecked Sendable {
 
     /// A clock that follows the one a `ClockPublisher` serves at `address`:`port` (GStreamer's protocol over UDP).
     ///
-    /// Its time is the publisher's from the first answer on; `waitForSync` tells when that is.
-    /// - Parameter bus: where to post a `gst-netclock-statistics` element message for every observation (offset,
-    ///   round trip, rate), usually the pipeline's, so the session sees them with its other messages.
-    /// `seed(within:)` gives it the publisher's time at once.
-    /// The corresponding C function is `gst_net_client_clock_new`.
+    /// Its time is the publisher's from the first answer on, fitted through the fastest answers (`ExchangeFit`);
+    /// `waitForSync` tells when that is, and `seed(within:)` gives it the publisher's time at once.
+    /// - Parameter pipeline: whose bus gets a `gst-netclock-statistics` element message for every answer (offset,
+    ///   round trip, and this clock's calibration), so the session sees them with its other messages.
+    /// The corresponding C function is `gst_net_client_clock_new`, whose answers set a `GstSystemClock` of its own.
     public static func following(address: String, port: Int, statisticsTo pipeline: Pipeline? = nil) -> Clock {
         Gst.initialize()
         let clock = Clock(
-            taking: gst_net_client_clock_new("sender-clock", address, gint(port), 0)!,
-            server: TimeServer(address: address, port: port, ntp: false))
+            following: gst_net_client_clock_new("sender-clock", address, gint(port), 0)!,
+            server: TimeServer(address: address, port: port, ntp: false), statisticsTo: pipeline)
         clock.askOften()
-        pipeline?.postStatistics(of: clock)
         return clock
     }
 
-    /// A clock that follows an NTP server (NTPv4 over UDP, `port` usually 123).
+    /// A clock that follows an NTP server (NTPv4 over UDP, `port` usually 123), fitted as `following`'s is.
     ///
     /// The corresponding C function is `gst_ntp_clock_new`.
     public static func ntp(server: String, port: Int = 123, statisticsTo pipeline: Pipeline? = nil) -> Clock {
         Gst.initialize()
-        let clock = Clock(
-            taking: gst_ntp_clock_new("ntp-clock", server, gint(port), 0)!,
-            server: TimeServer(address: server, port: port, ntp: true))
-        pipeline?.postStatistics(of: clock)
-        return clock
+        return Clock(
+            following: gst_ntp_clock_new("ntp-clock", server, gint(port), 0)!,
+            server: TimeServer(address: server, port: port, ntp: true), statisticsTo: pipeline)
     }
 
     /// A clock that follows the PTP (IEEE 1588) grandmaster of `domain` on this machine's networks.
@@ -78,12 +101,17 @@ public final class Clock: @unchecked Sendable {
     /// Whether a network clock has had its first answer (always true for a local clock).
     ///
     /// The corresponding C function is `gst_clock_is_synced`.
-    public var isSynced: Bool { gst_clock_is_synced(raw) != 0 }
+    public var isSynced: Bool { followed?.synced.load(ordering: .acquiring) ?? (gst_clock_is_synced(raw) != 0) }
 
     /// Waits up to `timeout` for a network clock's first answer; true once it has one.
     ///
-    /// The corresponding C function is `gst_clock_wait_for_sync`.
-    public func waitForSync(timeout: Duration) -> Bool { gst_clock_wait_for_sync(raw, ClockTime(timeout).raw) != 0 }
+    /// The corresponding C function is `gst_clock_wait_for_sync` (for PTP; the others are looked at every ms).
+    public func waitForSync(timeout: Duration) -> Bool {
+        guard followed != nil else { return gst_clock_wait_for_sync(raw, ClockTime(timeout).raw) != 0 }
+        let deadline = ContinuousClock.now + timeout
+        while !isSynced && ContinuousClock.now < deadline { usleep(1000) }
+        return isSynced
+    }
 }
 
 /// Serves a clock's time to the machines that follow it (`Clock.following(address:port:)`), for as long as it lives.
@@ -133,14 +161,5 @@ extension Pipeline {
 
     private var pipeline: UnsafeMutablePointer<GstPipeline> {
         UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstPipeline.self)
-    }
-
-    /// Sets a network clock's "bus" to this pipeline's: it then posts its observations there.
-    fileprivate func postStatistics(of clock: Clock) {
-        var value = GValue()
-        g_value_init(&value, gst_bus_get_type())
-        g_value_set_object(&value, UnsafeMutableRawPointer(bus))
-        g_object_set_property(CGst_gobject(clock.raw), "bus", &value)
-        g_value_unset(&value)
     }
 }

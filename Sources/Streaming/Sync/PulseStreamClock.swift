@@ -18,9 +18,14 @@ import Synchronization
 /// waits for libpulse's main loop and the server's; 180–570 µs median in the lab), the answer is back 25–45 µs
 /// after the server sent it. (Stamped halfway through the round trip, as before, each stream's points came
 /// 100–250 µs early, by as much as its own round trips, and two streams on one server were held 60 µs apart.)
-/// Of the last 2 s, the 30 % with the shortest round trip are fitted by a line
-/// (outliers beyond 4 × MAD dropped, fitted again), and the stream time is that line now. Measured with pulsesink in
-/// the multi-room lab: 21–32 µs p99 between two streams, against 0.15–1.8 ms. Below 10 snapshots (the first 200
+/// The line through them: its slope from the 30 % with the shortest round trip of the last 20 s (outliers beyond
+/// 4 × MAD dropped, fitted again), its value now from the 85th percentile of the last 2 s along that slope. Why the
+/// upper edge: the server reads the position in its I/O thread and stamps the answer in its main thread after it,
+/// so a stamp is only ever late and a position only ever looks early (measured: residuals 40-75 µs above the line at
+/// most, down to -3 ms below it), and the slope, which was the noise of a fit over 2 s, is the device's steady rate.
+/// Measured offline on the multi-room lab's snapshots (two streams on one null sink, 7 runs, round trips 0.9-1.9 ms
+/// median): the two streams' times std 7-11 µs apart, p99 17-40 µs, against 17-100 and 46-331 µs for the fastest 30
+/// % of 2 s fitted by a line. Below 10 snapshots (the first 200
 /// ms) a fitted slope is not to be trusted: the stream runs at its nominal rate through the median of the fastest
 /// snapshots, so that its time is right from its first milliseconds, when `OutputAligner` takes its start-up gap
 /// (libpulse's own was 100–200 µs off then).
@@ -32,10 +37,13 @@ public enum PulseStreamClock {
     /// Whether streams in this process get the fitted time (a synchronised receiver turns it on).
     static let isEnabled = Atomic<Bool>(false)
 
-    /// Poll interval and fit window (µs), and the share of snapshots (the fastest) that are fitted.
+    /// Poll interval, the windows (µs) of the slope's and of the value's fit, the share of snapshots (the fastest)
+    /// whose line gives the slope, and the quantile that gives the value.
     static let pollInterval: UInt64 = 20_000
-    static let window: UInt64 = 2_000_000
+    static let window: UInt64 = 20_000_000
+    static let valueWindow = 2_000_000.0
     static let fastestShare = 0.3
+    static let upperQuantile = 0.85
 
     /// libpulse's functions, found in the loaded library (never linked: only pulsesink uses PulseAudio).
     struct Library: @unchecked Sendable {
@@ -77,13 +85,15 @@ public enum PulseStreamClock {
         }()
     }
 
+    /// A position (frames) at a time (µs), and the round trip that took it (µs).
+    typealias Snapshot = (time: Double, position: Double, roundTrip: Double)
+
     /// What is known of one stream.
     struct StreamState {
         var lastPoll: UInt64 = 0
         /// When the pending snapshot was asked for (0: none pending).
         var requestSent: UInt64 = 0
-        /// Position (frames) at a time (µs), and the round trip that took it (µs).
-        var snapshots: [(time: Double, position: Double, roundTrip: Double)] = []
+        var snapshots: [Snapshot] = []
         /// The fitted line: position (frames) at a time (µs).
         var line: Line? = nil
         var lastReturned: UInt64 = 0
@@ -92,17 +102,18 @@ public enum PulseStreamClock {
 
         /// The answer to the pending request came at `arrived` (µs) with `position` (frames; nil: nothing usable),
         /// which the server sent at `serverTime` (µs on this process's clock; nil: unknown): the position is
-        /// stamped there when it lies within the round trip, at the arrival otherwise, and the line fitted again.
-        /// Any answer lets the next request go.
-        mutating func answered(at arrived: Double, position: Double?, serverTime: Double? = nil) {
-            guard requestSent != 0 else { return }
+        /// stamped there when it lies within the round trip, at the arrival otherwise. Any answer lets the next
+        /// request go.
+        /// - Returns: whether a snapshot was added (the line is to be fitted again).
+        mutating func answered(at arrived: Double, position: Double?, serverTime: Double? = nil) -> Bool {
+            guard requestSent != 0 else { return false }
             let roundTrip = arrived - Double(requestSent)
             let taken = serverTime.flatMap { (Double(requestSent)...arrived).contains($0) ? $0 : nil } ?? arrived
             requestSent = 0
-            guard let position else { return }
+            guard let position else { return false }
             snapshots.append((taken, position, roundTrip))
             snapshots.removeAll { $0.time < taken - Double(PulseStreamClock.window) }
-            line = PulseStreamClock.fit(snapshots, rate: rate)
+            return true
         }
     }
 
@@ -122,7 +133,8 @@ public enum PulseStreamClock {
         static let readIndexCorrupt = 64, readIndex = 72
     }
 
-    /// The answer to a snapshot request: one more point, and the line fitted again.
+    /// The answer to a snapshot request: one more point, and the line fitted again (outside the lock that
+    /// `streamTime`, on pulsesink's threads, takes).
     static let snapshotArrived: Library.SuccessCallback = { stream, success, _ in
         guard let stream else { return }
         let arrived = monotonicMicroseconds()
@@ -138,7 +150,18 @@ public enum PulseStreamClock {
                 frameBytes: Double(library.frameSize(spec)))
             serverTime = sent(info).map { $0 - wallClockAhead }
         }
-        streams.withLock { all in all[key]?.answered(at: Double(arrived), position: point, serverTime: serverTime) }
+        let added: (snapshots: [Snapshot], rate: Double)? = streams.withLock { all in
+            guard var state = all[key], state.answered(at: Double(arrived), position: point, serverTime: serverTime)
+            else {
+                all[key]?.requestSent = 0
+                return nil
+            }
+            all[key] = state
+            return (state.snapshots, state.rate)
+        }
+        guard let (snapshots, rate) = added else { return }
+        let line = fit(snapshots, rate: rate)
+        streams.withLock { all in all[key]?.line = line }
     }
 
     /// When the server sent a snapshot (µs on its wall clock), right after it took it; nil where libpulse found
@@ -163,13 +186,14 @@ public enum PulseStreamClock {
         return readIndex / frameBytes - sinkLatency * rate / 1e6
     }
 
-    /// The line (position in frames against time in µs) through the fastest snapshots, fitted again without the
-    /// outliers; below 10 of them, the line of the nominal `rate` through the median of the fastest. Nil without
-    /// snapshots or a rate.
-    static func fit(_ snapshots: [(time: Double, position: Double, roundTrip: Double)], rate: Double) -> Line? {
+    /// The line (position in frames against time in µs): the slope of the fastest snapshots' line, fitted again
+    /// without its outliers, through the `upperQuantile` of the last `valueWindow`; below 10 snapshots, the line of
+    /// the nominal `rate` through the median of the fastest. Nil without snapshots or a rate.
+    static func fit(_ snapshots: [Snapshot], rate: Double) -> Line? {
         let byRoundTrip = snapshots.sorted { $0.roundTrip < $1.roundTrip }
+        guard let latest = snapshots.last else { return nil }
         guard snapshots.count >= 10 else {
-            guard let latest = snapshots.last, rate > 0 else { return nil }
+            guard rate > 0 else { return nil }
             let slope = rate / 1e6
             let values = byRoundTrip.prefix(max(Int(Double(snapshots.count) * fastestShare), 1))
                 .map { $0.position - slope * ($0.time - latest.time) }.sorted()
@@ -177,11 +201,15 @@ public enum PulseStreamClock {
         }
         let fastest = byRoundTrip.prefix(max(Int(Double(snapshots.count) * fastestShare), 10))
             .map { (x: $0.time, y: $0.position) }
-        guard let first = Line(through: fastest, origin: fastest[0].x) else { return nil }
+        guard let first = Line(through: fastest, origin: latest.time) else { return nil }
         let residuals = fastest.map { abs($0.y - first.value(at: $0.x)) }
         let mad = residuals.sorted()[residuals.count / 2]
         let kept = zip(fastest, residuals).filter { $0.1 <= max(4 * mad, 0.5) }.map(\.0)
-        return kept.count >= 5 ? Line(through: kept, origin: first.origin) ?? first : first
+        let slope = (kept.count >= 5 ? Line(through: kept, origin: latest.time) : nil)?.slope ?? first.slope
+        let values = snapshots.filter { $0.time > latest.time - valueWindow }
+            .map { $0.position - slope * ($0.time - latest.time) }.sorted()
+        let value = values[min(Int(Double(values.count) * upperQuantile), values.count - 1)]
+        return Line(origin: latest.time, value: value, slope: slope)
     }
 }
 

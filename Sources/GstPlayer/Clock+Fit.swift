@@ -1,0 +1,196 @@
+// yt-gst — a network clock's time fitted from its fastest exchanges, not from all of them.
+internal import CGStreamer
+import Synchronization
+
+/// The sender's time as a line through the exchanges with the shortest round trips.
+///
+/// Why: each exchange says the server's time at the midpoint of its round trip, which is only right when both legs
+/// take as long. They do not: the request waits for the server's thread to wake (measured in the multi-room lab:
+/// the server's time came 25-140 µs after the midpoint, growing with the round trip, while the answer's leg stayed
+/// short), so GStreamer's client, fitting every answer it keeps, held each receiver 30-90 µs from the sender and two
+/// receivers up to 90 µs apart for seconds, and 100-500 µs apart in their first seconds, when a few slow answers
+/// tipped its rate by hundreds of ppm. The fastest answers are the ones whose legs are both short: measured offline
+/// on the same exchanges, two receivers' clocks then stay within 11-16 µs (p99) of each other in the steady state
+/// and 28-54 µs in their first 8 s (GStreamer's: 19-55 and 57-517), with one receiver's clocks 200 ppm fast alike.
+///
+/// The line: of the exchanges of the last `window`, the rate from the fastest `rateShare` (at least
+/// `rateMinimum`; once they span `rateSpan`, else the nominal rate), refitted without outliers beyond 4 × MAD;
+/// the offset from the median of the fastest `offsetShare` (at least 3) along that rate.
+struct ExchangeFit: Sendable {
+    /// One exchange (ns): the midpoint of its round trip on the follower's internal clock, the server's time
+    /// there, and the round trip.
+    struct Exchange: Equatable, Sendable {
+        var local: UInt64
+        var remote: UInt64
+        var roundTrip: UInt64
+    }
+
+    /// What `gst_clock_set_calibration` takes: the clock reads `external` when its internal clock reads `local`,
+    /// and runs at `rate` against it.
+    struct Calibration: Equatable, Sendable {
+        var local: UInt64
+        var external: UInt64
+        var rate: Double
+    }
+
+    static let window: UInt64 = 10_000_000_000
+    static let rateShare = 0.3
+    static let rateMinimum = 8
+    static let rateSpan = 1_000_000_000.0
+    static let offsetShare = 0.3
+
+    private(set) var exchanges: [Exchange] = []
+
+    /// Adds an exchange and drops those older than `window` before it.
+    mutating func add(_ exchange: Exchange) {
+        exchanges.append(exchange)
+        exchanges.removeAll { $0.local &+ ExchangeFit.window < exchange.local }
+    }
+
+    /// The line at the latest exchange; nil before any.
+    var calibration: Calibration? {
+        guard let latest = exchanges.last else { return nil }
+        // Offsets (remote − local) relative to the latest's, against local time from it: small numbers, exact in a
+        // Double whatever the clocks' epochs (an NTP clock counts from 1900).
+        let base = Int64(bitPattern: latest.remote &- latest.local)
+        let byRoundTrip = exchanges.sorted { $0.roundTrip < $1.roundTrip }.map {
+            (
+                x: Double(Int64(bitPattern: $0.local &- latest.local)),
+                y: Double(Int64(bitPattern: $0.remote &- $0.local) &- base)
+            )
+        }
+        let count = byRoundTrip.count
+        let slope = ExchangeFit.rate(
+            of: byRoundTrip.prefix(share(ExchangeFit.rateShare, ExchangeFit.rateMinimum, count)))
+        let offsets = byRoundTrip.prefix(share(ExchangeFit.offsetShare, 3, count)).map { $0.y - slope * $0.x }.sorted()
+        let offset = offsets[offsets.count / 2]
+        return Calibration(
+            local: latest.local, external: latest.local &+ UInt64(bitPattern: base &+ Int64(offset.rounded())),
+            rate: 1 + slope)
+    }
+
+    /// How many of `count` a share is, at least `minimum` (and at most `count`).
+    private func share(_ share: Double, _ minimum: Int, _ count: Int) -> Int {
+        min(max(Int(Double(count) * share), minimum), count)
+    }
+
+    /// The slope of offset against time through `points` without their outliers; 0 (the nominal rate) while they
+    /// are fewer than 4 or span less than `rateSpan`.
+    private static func rate(of points: ArraySlice<(x: Double, y: Double)>) -> Double {
+        let xs = points.map(\.x)
+        guard points.count >= 4, let first = xs.min(), let last = xs.max(), last - first >= rateSpan,
+            let line = fit(points)
+        else { return 0 }
+        let residuals = points.map { abs($0.y - line.intercept - line.slope * $0.x) }
+        let mad = residuals.sorted()[residuals.count / 2]
+        let kept = zip(points, residuals).filter { $0.1 <= max(4 * mad, 1000) }.map(\.0)
+        return (kept.count >= 4 ? fit(kept[...]) : nil)?.slope ?? line.slope
+    }
+
+    /// The least-squares line through points, nil for fewer than two distinct x.
+    private static func fit(_ points: ArraySlice<(x: Double, y: Double)>) -> (slope: Double, intercept: Double)? {
+        let count = Double(points.count)
+        let sumX = points.reduce(0) { $0 + $1.x }, sumY = points.reduce(0) { $0 + $1.y }
+        let sumXX = points.reduce(0) { $0 + $1.x * $1.x }, sumXY = points.reduce(0) { $0 + $1.x * $1.y }
+        let denominator = count * sumXX - sumX * sumX
+        guard denominator > 0 else { return nil }
+        let slope = (count * sumXY - sumX * sumY) / denominator
+        return (slope, (sumY - slope * sumX) / count)
+    }
+}
+
+/// Sets a clock from a network client's exchanges (the statistics it posts for each answer it keeps, on a bus of
+/// its own) and from `Clock.seed`'s, through an `ExchangeFit`; forwards each statistics message, with the clock's
+/// calibration in it, to the pipeline that shows them.
+///
+/// Why a clock of its own: the client sets its own calibration from all its answers before it posts, holding its
+/// lock (a calibration set from the bus's handler would wait for that lock forever, and one set later would race
+/// with the client's next).
+final class FollowedTime: @unchecked Sendable {
+    /// The clock set (+1), and where statistics go on (+1; nil: nowhere).
+    private let clock: UnsafeMutablePointer<GstClock>
+    private let forwardTo: UnsafeMutablePointer<GstBus>?
+    private let fit = Mutex(ExchangeFit())
+    /// Whether the clock has had its first exchange.
+    let synced = Atomic(false)
+
+    init(clock: UnsafeMutablePointer<GstClock>, forwardTo bus: UnsafeMutablePointer<GstBus>?) {
+        self.clock = clock
+        forwardTo = bus
+        _ = gst_object_ref(UnsafeMutableRawPointer(clock))
+        if let bus { _ = gst_object_ref(UnsafeMutableRawPointer(bus)) }
+    }
+
+    deinit {
+        gst_object_unref(UnsafeMutableRawPointer(clock))
+        if let forwardTo { gst_object_unref(UnsafeMutableRawPointer(forwardTo)) }
+    }
+
+    /// Adds exchanges to the fit and sets the clock from it.
+    @discardableResult
+    func add(_ exchanges: [ExchangeFit.Exchange]) -> ExchangeFit.Calibration? {
+        let calibration = fit.withLock { fit in
+            for exchange in exchanges { fit.add(exchange) }
+            return fit.calibration
+        }
+        guard let calibration else { return nil }
+        gst_clock_set_calibration(
+            clock, GstClockTime(calibration.local), GstClockTime(calibration.external),
+            GstClockTime((calibration.rate * Double(FollowedTime.rateDenominator)).rounded()),
+            GstClockTime(FollowedTime.rateDenominator))
+        synced.store(true, ordering: .releasing)
+        return calibration
+    }
+
+    static let rateDenominator: UInt64 = 1_000_000_000
+
+    /// Listens to `client`'s statistics (its "bus", a new one whose handler runs on the client's thread).
+    func listen(to client: UnsafeMutablePointer<GstClock>) {
+        let bus = gst_bus_new()!
+        gst_bus_set_sync_handler(
+            bus,
+            { _, message, context in
+                guard let message, let context else { return GST_BUS_DROP }
+                Unmanaged<FollowedTime>.fromOpaque(context).takeUnretainedValue().observe(message)
+                return GST_BUS_DROP
+            }, Unmanaged.passRetained(self).toOpaque(),
+            { context in
+                guard let context else { return }
+                Unmanaged<FollowedTime>.fromOpaque(context).release()
+            })
+        var value = GValue()
+        g_value_init(&value, gst_bus_get_type())
+        g_value_set_object(&value, UnsafeMutableRawPointer(bus))
+        g_object_set_property(CGst_gobject(client), "bus", &value)
+        g_value_unset(&value)
+        gst_object_unref(UnsafeMutableRawPointer(bus))
+    }
+
+    /// One statistics message of the client: its exchange into the fit, and the message on with the result.
+    private func observe(_ message: UnsafeMutablePointer<GstMessage>) {
+        guard message.pointee.type == GST_MESSAGE_ELEMENT, let statistics = gst_message_get_structure(message) else {
+            return
+        }
+        var local: guint64 = 0, remote: guint64 = 0, roundTrip: guint64 = 0
+        guard gst_structure_get_uint64(statistics, "local", &local) != 0,
+            gst_structure_get_uint64(statistics, "remote", &remote) != 0,
+            gst_structure_get_uint64(statistics, "rtt", &roundTrip) != 0
+        else { return }
+        let calibration = add([
+            ExchangeFit.Exchange(local: UInt64(local), remote: UInt64(remote), roundTrip: UInt64(roundTrip))
+        ])
+        guard let forwardTo, let calibration, let copy = gst_structure_copy(statistics) else { return }
+        for (field, number) in [
+            ("internal-time", calibration.local), ("external-time", calibration.external),
+            ("rate-num", UInt64((calibration.rate * Double(FollowedTime.rateDenominator)).rounded())),
+            ("rate-den", FollowedTime.rateDenominator),
+        ] {
+            var value = GValue()
+            g_value_init(&value, CGst_type_uint64())
+            g_value_set_uint64(&value, guint64(number))
+            gst_structure_set_value(copy, field, &value)
+            g_value_unset(&value)
+        }
+        gst_bus_post(forwardTo, gst_message_new_element(CGst_object(clock), copy))
+    }
+}

@@ -1,0 +1,73 @@
+// yt-gst — a network clock follows the sender's time through its fastest exchanges.
+import Foundation
+import TestSupport
+import Testing
+
+@testable import GstPlayer
+
+@Suite(.serialized) struct ExchangeFitTests {
+    /// Exchanges every 100 ms for `seconds` with the follower's clock running `ppm` fast: the request's leg 20 µs
+    /// plus a heavy tail (as a server's thread that wakes late makes it: exponential, mean 100 µs), the answer's 20
+    /// µs plus at most 10; the sender's time is the true time.
+    private func exchanges(seconds: Double, ppm: Double = 0) -> [ExchangeFit.Exchange] {
+        var random = SplitMix(seed: 22)
+        return stride(from: 1.0, to: seconds * 10, by: 1).map { index in
+            let sent = index * 100_000_000
+            let there = sent + 20_000 - 100_000 * log(1 - random.nextUnit())
+            let back = there + 20_000 + 10_000 * random.nextUnit()
+            let local = { (time: Double) in UInt64(time * (1 + ppm / 1e6)) }
+            return ExchangeFit.Exchange(
+                local: local(sent) / 2 + local(back) / 2, remote: UInt64(there),
+                roundTrip: local(back) - local(sent))
+        }
+    }
+
+    /// The sender's time the calibration gives at the follower's local time `local` (ns), less the true time.
+    private func error(_ calibration: ExchangeFit.Calibration, atTrue time: Double, ppm: Double = 0) -> Double {
+        let local = time * (1 + ppm / 1e6)
+        return Double(calibration.external) + (local - Double(calibration.local)) * calibration.rate - time
+    }
+
+    /// The midpoints of all round trips put the sender's time 50 µs late on average here (what GStreamer's client
+    /// fits); the fastest put it within 15 µs after 10 s, and within 50 µs after 2 s (its rate from 8 points over
+    /// 1.8 s is off by 22 ppm then).
+    @Test func theFastestExchangesGiveTheSendersTime() throws {
+        let all = exchanges(seconds: 10)
+        let meanLate = all.map { Double($0.remote) - Double($0.local) }.reduce(0, +) / Double(all.count)
+        #expect(meanLate > 40_000, "the exchanges are as asymmetric as measured: \(meanLate) ns")
+        for (seconds, bound, rateBound) in [(2.0, 50_000.0, 30e-6), (10.0, 15_000.0, 2e-6)] {
+            var fit = ExchangeFit()
+            for exchange in all.prefix(Int(seconds * 10) - 1) { fit.add(exchange) }
+            let calibration = try #require(fit.calibration)
+            let now = seconds * 1e9
+            #expect(
+                abs(error(calibration, atTrue: now)) < bound,
+                "after \(seconds) s: \(error(calibration, atTrue: now)) ns")
+            #expect(abs(calibration.rate - 1) < rateBound, "rate after \(seconds) s: \(calibration.rate)")
+        }
+    }
+
+    /// A follower whose clock runs 200 ppm fast: its rate is found once the fastest exchanges span a second, and
+    /// the sender's time is right 0.5 s ahead of the last exchange.
+    @Test func aFollowerWhoseClockRunsFastIsFollowed() throws {
+        var fit = ExchangeFit()
+        for exchange in exchanges(seconds: 5, ppm: 200) { fit.add(exchange) }
+        let calibration = try #require(fit.calibration)
+        #expect(abs(calibration.rate - 1 / (1 + 200e-6)) < 15e-6, "rate \(calibration.rate)")
+        let ahead = error(calibration, atTrue: 5.4e9, ppm: 200)
+        #expect(abs(ahead) < 20_000, "\(ahead) ns")
+    }
+
+    /// Before exchanges span a second the rate is the nominal one, and the offset the median of the 3 fastest.
+    @Test func theFirstExchangesGiveTheOffsetAtTheNominalRate() throws {
+        var fit = ExchangeFit()
+        let offsets: [(offset: UInt64, roundTrip: UInt64)] = [
+            (60_000, 900_000), (5_000, 80_000), (250_000, 2_000_000), (7_000, 90_000), (3_000, 85_000),
+        ]
+        for (index, exchange) in offsets.enumerated() {
+            let local = 1_000_000_000 + UInt64(index) * 100_000_000
+            fit.add(.init(local: local, remote: local + 4_000_000_000 + exchange.offset, roundTrip: exchange.roundTrip))
+        }
+        #expect(fit.calibration == .init(local: 1_400_000_000, external: 5_400_005_000, rate: 1))
+    }
+}
