@@ -133,22 +133,46 @@ import Testing
 
     /// The sink counts its times from its calibration, which a move shifts: after a start-up move of -1.27 s (a
     /// device that started 1.27 s after the sink calibrated, as an in-process receiver's did) its times restart
-    /// 1.27 s lower, and the precise move still comes 1.7 s after the device started (it came 1.27 s later).
+    /// 1.27 s lower, and the precise move still comes 1.7 s after the device started (it came 1.27 s later). The
+    /// first 200 ms read 80 µs high, less than a move while measuring takes.
     @Test func thePreciseMoveFollowsTheStartUpMoveWhateverItsSize() {
         var filter = AlignmentFilter()
         var moves: [(wall: Double, move: Double)] = []
         var time = 0.0
         for step in 0..<500 {
             let wall = Double(step) * 10_000
-            // Frozen until 1.31 s; then 1.274 s behind, read 300 µs high for its first 200 ms.
+            // Frozen until 1.31 s; then 1.274 s behind, read 80 µs high for its first 200 ms.
             let gap =
-                wall < 1_310_000 ? -time : -1_274_000 - moves.reduce(0) { $0 + $1.move } + (wall < 1_510_000 ? 300 : 0)
+                wall < 1_310_000 ? -time : -1_274_000 - moves.reduce(0) { $0 + $1.move } + (wall < 1_510_000 ? 80 : 0)
             let move = filter.observe(time: time, gap: gap, samplePeriod: 22.7)
             if move != 0 { moves.append((wall, move)) }
             time += 10_000 + move
         }
-        #expect(moves.count == 2 && abs(moves[0].move + 1_273_700) < 1 && abs(moves[1].move + 300) < 1, "\(moves)")
+        #expect(moves.count == 2 && abs(moves[0].move + 1_273_920) < 1 && abs(moves[1].move + 80) < 1, "\(moves)")
         #expect((2_900_000...3_200_000).contains(moves.last?.wall ?? 0), "\(moves)")
+    }
+
+    /// A device that was still finding its place when the rough move was taken (as a pipewire-pulse stream's did:
+    /// 1.5 ms off after it) is moved there 400 ms after the rough move, not 1.5 s later; readings that wander by
+    /// ±60 µs around the right place make no move until the precise estimate.
+    @Test func aDeviceStillMovingAtTheRoughMoveIsFollowedWhileMeasuring() {
+        for (drift, expected) in [(1_500.0, [-6_000.0, 1_500]), (0, [-6_000])] {
+            var filter = AlignmentFilter()
+            var generator = SplitMix(seed: 3)
+            var moves: [(time: Double, move: Double)] = []
+            var moved = 0.0
+            for step in 0..<300 {
+                let time = Double(step) * 5_000
+                // Runs from 20 ms; 6 ms behind, and `drift` more from 300 ms on.
+                let truth = time < 20_000 ? -time : -6_000 + (time > 300_000 ? drift : 0) - moved
+                let move = filter.observe(
+                    time: time, gap: truth + 60 * (generator.nextUnit() * 2 - 1), samplePeriod: 20.8)
+                moved += move
+                if move != 0 { moves.append((time, move)) }
+            }
+            #expect(moves.map { ($0.move / 100).rounded() * 100 } == expected, "\(moves)")
+            if drift != 0 { #expect((550_000...700_000).contains(moves.last?.time ?? 0), "\(moves)") }
+        }
     }
 }
 
@@ -239,6 +263,29 @@ import Testing
             let error = (line.value(at: time) - time * rate / 1e6) / rate * 1e6
             #expect(abs(error) < 25, "after \(n / 50) s: \(error) µs")
             if n == 1000 { #expect(abs(line.slope * 1e6 / rate - 1) < 2e-6, "\(line.slope * 1e6) frames a second") }
+        }
+    }
+
+    /// A stream that loses 256 frames (pipewire-pulse's lost graph cycle) after 10 s, its stamps late as above: half
+    /// a second later the line is the new level within 25 µs, and 5 s later its slope is still the device's rate.
+    @Test func aStepInThePositionIsTheNewLevelAtOnce() throws {
+        var random = SplitMix(seed: 5)
+        var state = PulseStreamClock.StreamState()
+        state.rate = 48_000
+        let rate = 48_000 * 1.00018
+        for n in 1...750 {
+            let time = Double(n) * 20_000
+            let position = time * rate / 1e6 - (n > 500 ? 256 : 0)
+            let close = random.nextUnit() < 0.3
+            let late: Double = close ? 20 * random.nextUnit() : 100 - 500 * log(1 - random.nextUnit())
+            state.requestSent = UInt64(time - 150)
+            _ = state.answered(at: time + late + 150, position: position, serverTime: time + late)
+            state.line = PulseStreamClock.fit(state.snapshots, rate: state.rate)
+            guard n == 525 || n == 750 else { continue }
+            let line = try #require(state.line)
+            let error = (line.value(at: time) - position) / rate * 1e6
+            #expect(abs(error) < 25, "\((n - 500) * 20) ms after the step: \(error) µs")
+            #expect(abs(line.slope * 1e6 / rate - 1) < 5e-6, "\(line.slope * 1e6) frames a second")
         }
     }
 

@@ -1,8 +1,8 @@
 // yt-gst — how far an audio device plays from where the shared clock says, and the correction to make now.
 
 /// Follows the gap between an audio device's clock and the pipeline clock as the sink renders, and says how far
-/// to move the output: by the whole gap as soon as the device plays and again once its clock has settled, then one
-/// sample at a time.
+/// to move the output: by the whole gap as soon as the device plays, while its clock settles whenever it is 100 µs
+/// off, and again once its clock has settled, then one sample at a time.
 ///
 /// An audio server starts a stream some milliseconds after the sink calibrated its clock (PulseAudio: 3–16 ms late,
 /// differing by 1–10 ms between two streams, measured in the multi-room lab), and that start-up gap holds from the
@@ -49,6 +49,14 @@ public struct AlignmentFilter: Sendable {
     /// with a step in it overshot by 1-2 ms. (Readings wander by 75-300 µs on PipeWire, ±100 µs on PulseAudio.)
     var stepWindow = 200_000.0
     var stepThreshold = 2_000.0
+    /// While measuring, from `interimSettle` after the rough move, the median of the last `interimWindow` of
+    /// readings moves the output when it is `interimThreshold` (µs) or more off: a device whose clock was still
+    /// finding its place when the rough move was taken (a pipewire-pulse stream's time moved by 0.1-1.5 ms in its
+    /// first 300 ms, measured in the multi-room lab) is not left that far off until the precise estimate, 1.5 s
+    /// later. (The readings right after a move are left out: an audio server takes a moment to show it.)
+    var interimSettle = 200_000.0
+    var interimWindow = 200_000.0
+    var interimThreshold = 100.0
     var trigger = 0.6
     /// The most samples one step moves.
     var maxStep = 4.0
@@ -69,6 +77,9 @@ public struct AlignmentFilter: Sendable {
     /// When the device clock was first seen running, and the readings for the rough first move.
     private var runningSince: Double? = nil
     private var startUpGaps: [Double] = []
+    /// When the rough move was made, and the readings since (`interimMove`).
+    private var measuringSince = 0.0
+    private var interimGaps: [(time: Double, gap: Double)] = []
     private var lastDecision = -Double.infinity
 
     /// Starts over: the device clock was recalibrated.
@@ -79,6 +90,7 @@ public struct AlignmentFilter: Sendable {
         previous = nil
         runningSince = nil
         startUpGaps.removeAll()
+        interimGaps.removeAll()
         gap = nil
         drift = nil
     }
@@ -97,6 +109,7 @@ public struct AlignmentFilter: Sendable {
             if move != 0 { self.runningSince = runningSince + move }
             return move
         }
+        if phase == .measuring, let move = interimMove(time: time, gap: reading) { return move }
         let settledAt = runningSince + settleTime
         guard time >= settledAt else { return 0 }
         readings.append((time, reading))
@@ -154,9 +167,28 @@ public struct AlignmentFilter: Sendable {
         let move = sorted[sorted.count / 2]
         startUpGaps.removeAll()
         phase = .measuring
+        measuringSince = time + move
         gap = 0
         corrections += 1
         corrected += move
+        return move
+    }
+
+    /// The move while measuring (see `interimThreshold`), if one is due: the readings taken for the precise
+    /// estimate are moved with it.
+    private mutating func interimMove(time: Double, gap reading: Double) -> Double? {
+        guard time >= measuringSince + interimSettle else { return nil }
+        interimGaps.append((time, reading))
+        interimGaps.removeAll { $0.time < time - interimWindow }
+        guard time >= measuringSince + interimSettle + interimWindow else { return nil }
+        let sorted = interimGaps.map(\.gap).sorted()
+        let move = sorted[sorted.count / 2]
+        guard abs(move) >= interimThreshold else { return nil }
+        interimGaps.removeAll()
+        measuringSince = time + move
+        corrections += 1
+        corrected += move
+        for index in first..<readings.count { readings[index].gap -= move }
         return move
     }
 
