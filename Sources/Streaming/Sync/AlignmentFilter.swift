@@ -27,8 +27,9 @@ public struct AlignmentFilter: Sendable {
     public enum Phase: Equatable, Sendable {
         /// The device clock is not running yet, or just started: nothing moved yet.
         case settling
-        /// Moved by the rough start-up gap; settling (`settleTime` from the device's start) and collecting readings
-        /// for the precise first estimate (`firstEstimateTime`).
+        /// Moved by the rough start-up gap, and again whenever the device's readings move 100 µs away (see
+        /// `interimThreshold`); settling (`settleTime` from the device's start) and collecting readings for the
+        /// precise first estimate (`firstEstimateTime`).
         case measuring
         /// Corrections made; the output follows the clock.
         case following
@@ -49,11 +50,12 @@ public struct AlignmentFilter: Sendable {
     /// with a step in it overshot by 1-2 ms. (Readings wander by 75-300 µs on PipeWire, ±100 µs on PulseAudio.)
     var stepWindow = 200_000.0
     var stepThreshold = 2_000.0
-    /// While measuring, from `interimSettle` after the rough move, the median of the last `interimWindow` of
-    /// readings moves the output when it is `interimThreshold` (µs) or more off: a device whose clock was still
-    /// finding its place when the rough move was taken (a pipewire-pulse stream's time moved by 0.1-1.5 ms in its
-    /// first 300 ms, measured in the multi-room lab) is not left that far off until the precise estimate, 1.5 s
-    /// later. (The readings right after a move are left out: an audio server takes a moment to show it.)
+    /// While measuring, the median of the last `interimWindow` of readings moves the output when it is
+    /// `interimThreshold` (µs) or more off: a device whose clock was still finding its place when the rough move was
+    /// taken (a pipewire-pulse stream's time moved by 0.1-1.5 ms in its first 300 ms, measured in the multi-room
+    /// lab), or that runs a few hundred ppm off, is not left that far off until the precise estimate, 1.5 s later.
+    /// The readings of the first `interimSettle` after any move are left out (an audio server takes a moment to
+    /// show it), so such moves come at least 400 ms apart.
     var interimSettle = 200_000.0
     var interimWindow = 200_000.0
     var interimThreshold = 100.0
@@ -93,6 +95,7 @@ public struct AlignmentFilter: Sendable {
         interimGaps.removeAll()
         gap = nil
         drift = nil
+        lastDecision = -.infinity
     }
 
     /// One reading: the pipeline clock's time and the device's gap to it (device − pipeline), both in µs.
@@ -111,7 +114,7 @@ public struct AlignmentFilter: Sendable {
         }
         if phase == .measuring, let move = interimMove(time: time, gap: reading) { return move }
         let settledAt = runningSince + settleTime
-        guard time >= settledAt else { return 0 }
+        guard time >= settledAt, phase != .measuring || time >= measuringSince + interimSettle else { return 0 }
         readings.append((time, reading))
         while first < readings.count && readings[first].time < time - window { first += 1 }
         if first > 256 {
@@ -175,9 +178,10 @@ public struct AlignmentFilter: Sendable {
     }
 
     /// The move while measuring (see `interimThreshold`), if one is due: the readings taken for the precise
-    /// estimate are moved with it.
+    /// estimate are moved with it (as seen after it: right for a device that drifts; one that stepped after
+    /// `settleTime` leaves the line through its readings a few hundred µs off, followed sample by sample then).
     private mutating func interimMove(time: Double, gap reading: Double) -> Double? {
-        guard time >= measuringSince + interimSettle else { return nil }
+        guard let runningSince, time >= measuringSince + interimSettle else { return nil }
         interimGaps.append((time, reading))
         interimGaps.removeAll { $0.time < time - interimWindow }
         guard time >= measuringSince + interimSettle + interimWindow else { return nil }
@@ -186,6 +190,7 @@ public struct AlignmentFilter: Sendable {
         guard abs(move) >= interimThreshold else { return nil }
         interimGaps.removeAll()
         measuringSince = time + move
+        self.runningSince = runningSince + move
         corrections += 1
         corrected += move
         for index in first..<readings.count { readings[index].gap -= move }

@@ -25,7 +25,8 @@ import Synchronization
 /// most, down to -3 ms below it), and the slope, which was the noise of a fit over 2 s, is the device's steady rate.
 /// Measured offline on the multi-room lab's snapshots (two streams on one null sink, 7 runs, round trips 0.9-1.9 ms
 /// median): the two streams' times std 7-11 µs apart, p99 17-40 µs, against 17-100 and 46-331 µs for the fastest 30
-/// % of 2 s fitted by a line. Below 10 snapshots (the first 200
+/// % of 2 s fitted by a line. A step in the position (a lost or skipped stretch) brings the older snapshots to the
+/// new level, and after a second without snapshots the line starts afresh. Below 10 snapshots (the first 200
 /// ms) a fitted slope is not to be trusted: the stream runs at its nominal rate through the median of the fastest
 /// snapshots, so that its time is right from its first milliseconds, when `OutputAligner` takes its start-up gap
 /// (libpulse's own was 100–200 µs off then).
@@ -48,6 +49,9 @@ public enum PulseStreamClock {
     /// step in the stream's position (see `StreamState.absorbStep`).
     static let stepCount = 10
     static let stepThreshold = 2_000.0
+    /// Snapshots this long (µs) after the one before start the line afresh: the stream was corked, or the server
+    /// did not answer, and where the stream is now says nothing of where it was.
+    static let gapLimit = 1_000_000.0
 
     /// libpulse's functions, found in the loaded library (never linked: only pulsesink uses PulseAudio).
     struct Library: @unchecked Sendable {
@@ -115,6 +119,7 @@ public enum PulseStreamClock {
             let taken = serverTime.flatMap { (Double(requestSent)...arrived).contains($0) ? $0 : nil } ?? arrived
             requestSent = 0
             guard let position else { return false }
+            if let last = snapshots.last, taken - last.time > PulseStreamClock.gapLimit { snapshots.removeAll() }
             snapshots.append((taken, position, roundTrip))
             snapshots.removeAll { $0.time < taken - Double(PulseStreamClock.window) }
             absorbStep()
@@ -126,23 +131,30 @@ public enum PulseStreamClock {
         /// 5.3 ms, when the stream's data comes late), and every position after it is that much off the line through
         /// the ones before. Unmoved, the value (the upper edge of 2 s) stayed at the old level for 1.7 s, and the
         /// slope through both levels of 20 s was hundreds of ppm off (measured in the multi-room lab: a room 5.3 ms
-        /// off for 1.5 s, then wandering by 300 µs). The step's size is the upper edge of the newest snapshots.
+        /// off for 1.5 s, then wandering by 300 µs). The step's size is the upper edge of the newest snapshots. Late
+        /// stamps only ever look like a step down, and by no more than their round trip (the position was read
+        /// after the request was sent): a step down must be that much further down.
         mutating func absorbStep() {
             let count = PulseStreamClock.stepCount
             guard let line, rate > 0, snapshots.count > 2 * count else { return }
             func residual(_ index: Int) -> Double { snapshots[index].position - line.value(at: snapshots[index].time) }
-            let newest = (snapshots.count - count..<snapshots.count).map(residual)
+            let newest = snapshots.indices.suffix(count)
             let threshold = PulseStreamClock.stepThreshold * rate / 1e6
-            guard newest.allSatisfy({ $0 <= -threshold }) || newest.allSatisfy({ $0 >= threshold }),
-                let step = newest.max()
+            let down = newest.allSatisfy { residual($0) + snapshots[$0].roundTrip * rate / 1e6 <= -threshold }
+            guard down || newest.allSatisfy({ residual($0) >= threshold }), let step = newest.map(residual).max()
             else { return }
-            var start = snapshots.count - count
+            var start = newest.startIndex
             while start > 0 && abs(residual(start - 1) - step) < abs(residual(start - 1)) { start -= 1 }
             for index in 0..<start { snapshots[index].position += step }
         }
     }
 
     static let streams = Mutex([UInt: StreamState]())
+
+    /// Where `streams` keeps a stream: its address.
+    static func address(of stream: OpaquePointer?) -> UInt {
+        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
+    }
 
     static func monotonicMicroseconds() -> UInt64 { microseconds(CLOCK_MONOTONIC) }
 
@@ -164,7 +176,7 @@ public enum PulseStreamClock {
         guard let stream else { return }
         let arrived = monotonicMicroseconds()
         let wallClockAhead = Double(microseconds(CLOCK_REALTIME)) - Double(arrived)
-        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
+        let key = address(of: stream)
         var point: Double? = nil
         var serverTime: Double? = nil
         if success != 0, let library = Library.shared, let info = library.timingInfo(stream),
@@ -260,6 +272,8 @@ extension PulseStreamClock {
         _ volume: UnsafeRawPointer?, _ syncStream: OpaquePointer?
     ) -> Int32 {
         guard let library = Library.shared else { return -noData }
+        // A stream at the address of an earlier one starts with nothing of it.
+        _ = streams.withLock { $0.removeValue(forKey: address(of: stream)) }
         return library.connectPlayback(stream, device, attributes, flags | notMonotonic, volume, syncStream)
     }
 
@@ -275,7 +289,7 @@ extension PulseStreamClock {
             return result
         }
         let now = PulseStreamClock.monotonicMicroseconds()
-        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
+        let key = address(of: stream)
         guard let spec = library.sampleSpec(stream) else { return result }
         let rate = Double(spec.load(fromByteOffset: 4, as: UInt32.self))
         var ask = false
