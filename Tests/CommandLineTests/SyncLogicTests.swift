@@ -202,8 +202,7 @@ import Testing
     /// server's wall clock this process's), at its arrival otherwise: the request is the slow leg, so halfway
     /// through the round trip stamped every point early by as much as its own round trip.
     @Test func aSnapshotIsStampedWhereTheServerSentIt() throws {
-        var state = PulseStreamClock.StreamState()
-        state.rate = 48_000
+        var state = Self.continuousStream()
         for (serverTime, stamp) in [(10_550.0, 10_550.0), (9_000, 10_600), (nil, 10_600)] {
             state.requestSent = 10_000
             _ = state.answered(at: 10_600, position: 480, serverTime: serverTime)
@@ -233,18 +232,17 @@ import Testing
     /// Snapshots every 20 ms of a stream 300 ppm fast give the line at once; an answer with nothing usable in it
     /// still lets the next request go.
     @Test func answersAreFittedAndEveryAnswerLetsTheNextRequestGo() throws {
-        var state = PulseStreamClock.StreamState()
-        state.rate = 48_000
+        var state = Self.continuousStream()
         for n in 1...12 {
             state.requestSent = UInt64(n) * 20_000
-            let added = state.answered(at: Double(n) * 20_000 + 200, position: Double(n) * 960 * 1.0003)
-            #expect(added)
+            let outcome = state.answered(at: Double(n) * 20_000 + 200, position: Double(n) * 960 * 1.0003)
+            #expect(outcome.refit && !outcome.askAgain)
         }
         let line = try #require(PulseStreamClock.fit(state.snapshots, rate: state.rate))
         #expect(abs(line.slope * 1e6 - 48_000 * 1.0003) < 0.01, "\(line.slope * 1e6) frames a second")
         state.requestSent = 300_000
-        let added = state.answered(at: 300_500, position: nil)
-        #expect(!added)
+        let outcome = state.answered(at: 300_500, position: nil)
+        #expect(!outcome.refit)
         #expect(state.requestSent == 0 && state.snapshots.count == 12)
     }
 
@@ -276,8 +274,7 @@ import Testing
     /// new stream); its slope is the device's rate.
     @Test func stepsInThePositionAreTheNewLevelAtOnce() throws {
         var random = SplitMix(seed: 5)
-        var state = PulseStreamClock.StreamState()
-        state.rate = 48_000
+        var state = Self.continuousStream()
         let rate = 48_000 * 1.00018
         for n in 1...1100 where !(900..<1000).contains(n) {
             let time = Double(n) * 20_000
@@ -302,8 +299,7 @@ import Testing
     /// From the first answer on the stream has a time (the output's start-up gap is taken in its first 200 ms): the
     /// nominal rate through the fastest answers, until there are enough for a slope.
     @Test func theFirstAnswersGiveTheTimeAtTheNominalRate() throws {
-        var state = PulseStreamClock.StreamState()
-        state.rate = 48_000
+        var state = Self.continuousStream()
         // A position of 48 frames a ms; the slow answers (3 ms round trips, taken as they were asked) are stamped at
         // their arrival, 3 ms off.
         for (sent, roundTrip) in [(10_000.0, 3_000.0), (30_000, 100), (50_000, 3_000)] {
@@ -313,6 +309,94 @@ import Testing
         let line = try #require(PulseStreamClock.fit(state.snapshots, rate: state.rate))
         #expect(line.slope == 0.048)
         #expect(abs(line.value(at: 70_000) - 70_000 * 0.048) < 1, "\(line.value(at: 70_000)) frames")
+    }
+
+    /// A 48 kHz stream of a server whose position moves continuously (PulseAudio), known as such: no bursts.
+    static func continuousStream() -> PulseStreamClock.StreamState {
+        var state = PulseStreamClock.StreamState()
+        state.rate = 48_000
+        state.positionSteps = false
+        return state
+    }
+
+    /// A stream on a server like pipewire-pulse, as measured in the multi-room lab, for `seconds`: its position
+    /// steps by 256 frames at each graph cycle's start (the device 100 ppm fast); the periodic request goes 20 ms
+    /// apart, 400-600 µs after a cycle began (pulsesink asks as it writes, which the cycle started); the server reads
+    /// the position and stamps its answer 50-250 µs after a request is sent, and the answer is back 30 µs later. Every
+    /// burst request is answered the same way.
+    /// From `lostAt` (s) on, the stream is a cycle (256 frames) behind: the server lost one.
+    /// - Returns: the stream's state, and the true position (frames) at a time (µs).
+    static func steppedStream(
+        seconds: Double, lostAt: Double = .infinity, quantum: Double = 256
+    ) -> (
+        PulseStreamClock.StreamState, (Double) -> Double
+    ) {
+        var random = SplitMix(seed: 17)
+        var state = PulseStreamClock.StreamState()
+        state.rate = 48_000
+        let cycle = quantum / 48_000 * 1e6 / 1.0001
+        let start = 1_000_000.0
+        func cycleStart(after time: Double) -> Double { start + ((time - start) / cycle).rounded(.up) * cycle }
+        var poll = cycleStart(after: start) + 500
+        while poll < start + seconds * 1e6 {
+            var sent = poll
+            var outcome: PulseStreamClock.StreamState.Outcome
+            repeat {
+                state.requestSent = UInt64(sent)
+                let read = sent + 50 + 200 * random.nextUnit()
+                let lost = read - start >= lostAt * 1e6 ? quantum : 0
+                let position = quantum * ((read - start) / cycle).rounded(.down) - lost
+                outcome = state.answered(at: read + 30, position: position, serverTime: read)
+                if outcome.refit {
+                    state.line = PulseStreamClock.fit(state.snapshots, boundaries: state.boundaries, rate: 48_000)
+                }
+                sent = read + 30
+            } while outcome.askAgain
+            poll = cycleStart(after: max(poll + 20_000, sent) - 600) + 400 + 200 * random.nextUnit()
+        }
+        return (state, { ($0 - start) / cycle * quantum - ($0 - start >= lostAt * 1e6 ? quantum : 0) })
+    }
+
+    /// A stream whose position steps at each graph cycle is placed by the cycles' starts that bursts of requests
+    /// find, not by the periodic snapshots, all stamped 500 µs (±100) after the cycle that gave their position: within
+    /// 40 µs after 3 s and after 20 s, whatever the periodic snapshots' delay, and a second after a lost cycle.
+    @Test func aStreamThatStepsAtEachCycleIsPlacedByTheCyclesStarts() throws {
+        for (seconds, lostAt) in [(3.0, Double.infinity), (20, .infinity), (11, 10)] {
+            let (state, truePosition) = Self.steppedStream(seconds: seconds, lostAt: lostAt)
+            #expect(state.positionSteps == true)
+            let line = try #require(state.line)
+            let now = try #require(state.snapshots.last?.time)
+            let error = (line.value(at: now) - truePosition(now)) / 0.048
+            #expect(abs(error) < 40, "after \(seconds) s (a cycle lost at \(lostAt) s): \(error) µs")
+            #expect(abs(line.slope * 1e6 / 48_000 / 1.0001 - 1) < 5e-6, "\(line.slope * 1e6) frames a second")
+        }
+    }
+
+    /// A stream whose cycles (4096 frames, 85 ms) outlast a burst gets no more, and its line is its snapshots'.
+    @Test func aStreamWhoseCyclesOutlastABurstGetsNoMore() throws {
+        let (state, _) = Self.steppedStream(seconds: 3, quantum: 4096)
+        #expect(state.positionSteps == false && state.boundaries.isEmpty)
+        #expect(state.line != nil)
+    }
+
+    /// A stream whose position moves continuously gets no more bursts after three, and is fitted by its snapshots.
+    @Test func aContinuousStreamGetsNoMoreBurstsAfterThree() {
+        var state = PulseStreamClock.StreamState()
+        state.rate = 48_000
+        var bursts = 0
+        var time = 20_000.0
+        while time < 2_000_000 {
+            var outcome: PulseStreamClock.StreamState.Outcome
+            repeat {
+                state.requestSent = UInt64(time)
+                outcome = state.answered(at: time + 150, position: (time + 100) * 0.048, serverTime: time + 100)
+                if outcome.askAgain { bursts += 1 }
+                time += 150
+            } while outcome.askAgain
+            time += 20_000
+        }
+        #expect(bursts == 3 && state.positionSteps == false && state.boundaries.isEmpty)
+        #expect(state.snapshots.count > 90, "\(state.snapshots.count) snapshots")
     }
 }
 

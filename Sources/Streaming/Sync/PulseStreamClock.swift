@@ -29,7 +29,10 @@ import Synchronization
 /// new level, and after a second without snapshots the line starts afresh. Below 10 snapshots (the first 200
 /// ms) a fitted slope is not to be trusted: the stream runs at its nominal rate through the median of the fastest
 /// snapshots, so that its time is right from its first milliseconds, when `OutputAligner` takes its start-up gap
-/// (libpulse's own was 100–200 µs off then).
+/// (libpulse's own was 100–200 µs off then). A server whose position moves in steps, once a graph cycle
+/// (pipewire-pulse), has its value from the cycles' starts instead, which bursts of requests find (see
+/// `StreamState.burst`): measured in the multi-room lab, three rooms on pipewire-pulse were held 80-100 µs apart by
+/// the upper edge (steady p99 117-190 µs), 0-21 µs by the cycles' starts (steady p99 62-91 µs).
 ///
 /// How: `pa_stream_get_time` (PulseStreamClock+Export.swift), exported by the executable (see Package.swift), forwards
 /// to `streamTime`, so the `pulsesink` plugin's calls reach it first; libpulse's own is found in the already loaded library. Off
@@ -52,6 +55,17 @@ public enum PulseStreamClock {
     /// Snapshots this long (µs) after the one before start the line afresh: the stream was corked, or the server
     /// did not answer, and where the stream is now says nothing of where it was.
     static let gapLimit = 1_000_000.0
+    /// How often (µs) a burst of snapshots looks for the start of a graph cycle (see `StreamState.burst`): often
+    /// until `quickBoundaries` are known, then seldom (each burst is some 25 requests), and how long it may look.
+    /// The newest `boundaryCount` cycle starts (10 s) give the line's value: measured offline on the multi-room
+    /// lab's logs, three streams' values were 47-73 µs apart at p90 with the newest 8, 39-55 with 24, 34-44 with 40.
+    static let quickBurstInterval = 100_000.0
+    static let burstInterval = 250_000.0
+    static let burstLimit = 50_000.0
+    static let quickBoundaries = 8
+    static let boundaryCount = 40
+    /// Bursts whose first answer moved on before a stream counts as one whose position moves continuously.
+    static let continuousLimit = 3
 
     /// libpulse's functions, found in the loaded library (never linked: only pulsesink uses PulseAudio).
     struct Library: @unchecked Sendable {
@@ -107,38 +121,109 @@ public enum PulseStreamClock {
         var lastReturned: UInt64 = 0
         /// The stream's nominal rate (frames a second).
         var rate = 0.0
+        /// Where the stream's position was seen to move on to a new graph cycle's (see `burst`): the middle of the two
+        /// answers around it (µs), the new position (frames), and the time between the two (µs).
+        var boundaries: [Snapshot] = []
+        /// The burst under way: requests sent back to back, each as the answer before it arrives, until the position
+        /// moves on. Why: pipewire-pulse gives the position its stream had at the start of the last graph cycle (in
+        /// steps of the quantum), and pulsesink asks for the time just after each cycle (it writes when the server
+        /// asks for data), so every periodic snapshot is stamped some hundreds of µs after the position it gives, a
+        /// delay of its own for each stream (measured in the multi-room lab: three streams on one sink held 50-100 µs
+        /// apart, wandering ±50 µs). Two answers on either side of a step give the cycle's start within their
+        /// interval (tens of µs), the same for every stream. Holds the answer before: when it came, its position,
+        /// and when the burst began.
+        var burst: (time: Double, position: Double, started: Double)? = nil
+        var lastBurst = -Double.infinity
+        /// Whether the stream's position moves in steps (a repeated position was seen within a burst); nil: not
+        /// known yet. A continuous one (PulseAudio) gets no bursts after `continuousLimit` of them.
+        var positionSteps: Bool? = nil
+        var continuousBursts = 0
+
+        /// What an answer changed: whether the line is to be fitted again, and whether to ask again at once (a
+        /// burst goes on).
+        typealias Outcome = (refit: Bool, askAgain: Bool)
 
         /// The answer to the pending request came at `arrived` (µs) with `position` (frames; nil: nothing usable),
         /// which the server sent at `serverTime` (µs on this process's clock; nil: unknown): the position is
         /// stamped there when it lies within the round trip, at the arrival otherwise. Any answer lets the next
-        /// request go.
-        /// - Returns: whether a snapshot was added (the line is to be fitted again).
-        mutating func answered(at arrived: Double, position: Double?, serverTime: Double? = nil) -> Bool {
-            guard requestSent != 0 else { return false }
+        /// request go; an answer within a burst is one step of it, not a snapshot.
+        mutating func answered(at arrived: Double, position: Double?, serverTime: Double? = nil) -> Outcome {
+            guard requestSent != 0 else { return (false, false) }
             let roundTrip = arrived - Double(requestSent)
             let taken = serverTime.flatMap { (Double(requestSent)...arrived).contains($0) ? $0 : nil } ?? arrived
             requestSent = 0
-            guard let position else { return false }
-            if let last = snapshots.last, taken - last.time > PulseStreamClock.gapLimit { snapshots.removeAll() }
+            guard let position else {
+                burst = nil
+                return (false, false)
+            }
+            if burst != nil { return burstAnswered(at: taken, position: position) }
+            if let last = snapshots.last, taken - last.time > PulseStreamClock.gapLimit {
+                snapshots.removeAll()
+                boundaries.removeAll()
+            }
             snapshots.append((taken, position, roundTrip))
             snapshots.removeAll { $0.time < taken - Double(PulseStreamClock.window) }
             absorbStep()
-            return true
+            let interval =
+                boundaries.count < PulseStreamClock.quickBoundaries
+                ? PulseStreamClock.quickBurstInterval : PulseStreamClock.burstInterval
+            guard positionSteps != false, taken - lastBurst >= interval else { return (true, false) }
+            burst = (taken, position, taken)
+            lastBurst = taken
+            return (true, true)
         }
 
-        /// Moves the snapshots from before a step in the stream's position to its level, so that the fit sees one
-        /// line. A step: the server lost or skipped part of the stream (pipewire-pulse drops a whole graph cycle,
-        /// 5.3 ms, when the stream's data comes late), and every position after it is that much off the line through
-        /// the ones before. Unmoved, the value (the upper edge of 2 s) stayed at the old level for 1.7 s, and the
-        /// slope through both levels of 20 s was hundreds of ppm off (measured in the multi-room lab: a room 5.3 ms
-        /// off for 1.5 s, then wandering by 300 µs). The step's size is the upper edge of the newest snapshots. Late
-        /// stamps only ever look like a step down, and by no more than their round trip (the position was read
+        /// One answer within a burst: the same position asks again; a new one ends the burst and, where the position
+        /// is known to move in steps, is a cycle's start between the two answers. A burst that finds none within
+        /// `burstLimit` (cycles that long, or a stream that stopped) ends the bursts and their cycle starts: the
+        /// line is the periodic snapshots' upper edge again.
+        mutating func burstAnswered(at taken: Double, position: Double) -> Outcome {
+            guard let before = burst else { return (false, false) }
+            if abs(position - before.position) < 0.01 {
+                guard taken - before.started < PulseStreamClock.burstLimit else {
+                    burst = nil
+                    positionSteps = false
+                    boundaries.removeAll()
+                    return (true, false)
+                }
+                positionSteps = true
+                burst = (taken, position, before.started)
+                return (false, true)
+            }
+            burst = nil
+            if positionSteps == nil && before.time == before.started {
+                continuousBursts += 1
+                if continuousBursts >= PulseStreamClock.continuousLimit { positionSteps = false }
+            }
+            guard positionSteps == true else { return (false, false) }
+            boundaries.append(((before.time + taken) / 2, position, taken - before.time))
+            boundaries = Array(boundaries.suffix(PulseStreamClock.boundaryCount))
+            return (true, false)
+        }
+
+        /// Moves the snapshots (and cycle starts) from before a step in the stream's position to its level, so that
+        /// the fit sees one line. A step: the server lost or skipped part of the stream (pipewire-pulse drops a whole
+        /// graph cycle, 5.3 ms, when the stream's data comes late), and every position after it is that much off the
+        /// line through the ones before. Unmoved, the value (the upper edge of 2 s) stayed at the old level for 1.7 s,
+        /// and the slope through both levels of 20 s was hundreds of ppm off (measured in the multi-room lab: a room
+        /// 5.3 ms off for 1.5 s, then wandering by 300 µs). The step's size is the upper edge of the newest
+        /// snapshots less that of the ones before (where the line is the cycles' starts, the periodic snapshots lie
+        /// some hundreds of µs below it: measured from the line, a lost cycle was taken for 375 µs more than it was).
+        /// Late stamps only ever look like a step down, and by no more than their round trip (the position was read
         /// after the request was sent): a step down must be that much further down.
         mutating func absorbStep() {
             let count = PulseStreamClock.stepCount
             guard let line, rate > 0, snapshots.count > 2 * count else { return }
-            func residual(_ index: Int) -> Double { snapshots[index].position - line.value(at: snapshots[index].time) }
             let newest = snapshots.indices.suffix(count)
+            let earlier = snapshots[..<newest.startIndex].filter {
+                $0.time > snapshots[newest.startIndex].time - PulseStreamClock.valueWindow
+            }
+            let levels = earlier.map { $0.position - line.value(at: $0.time) }.sorted()
+            guard !levels.isEmpty else { return }
+            let level = levels[min(Int(Double(levels.count) * PulseStreamClock.upperQuantile), levels.count - 1)]
+            func residual(_ index: Int) -> Double {
+                snapshots[index].position - line.value(at: snapshots[index].time) - level
+            }
             let threshold = PulseStreamClock.stepThreshold * rate / 1e6
             let down = newest.allSatisfy { residual($0) + snapshots[$0].roundTrip * rate / 1e6 <= -threshold }
             guard down || newest.allSatisfy({ residual($0) >= threshold }), let step = newest.map(residual).max()
@@ -146,6 +231,10 @@ public enum PulseStreamClock {
             var start = newest.startIndex
             while start > 0 && abs(residual(start - 1) - step) < abs(residual(start - 1)) { start -= 1 }
             for index in 0..<start { snapshots[index].position += step }
+            let stepTime = snapshots[start].time
+            for index in boundaries.indices where boundaries[index].time < stepTime {
+                boundaries[index].position += step
+            }
         }
     }
 
@@ -187,17 +276,29 @@ public enum PulseStreamClock {
                 frameBytes: Double(library.frameSize(spec)))
             serverTime = sent(info).map { $0 - wallClockAhead }
         }
-        let added: (snapshots: [Snapshot], rate: Double)? = streams.withLock { all in
-            guard var state = all[key], state.answered(at: Double(arrived), position: point, serverTime: serverTime)
-            else {
-                all[key]?.requestSent = 0
-                return nil
-            }
+        let outcome: (refit: Bool, askAgain: Bool, state: StreamState)? = streams.withLock { all in
+            guard var state = all[key] else { return nil }
+            let (refit, askAgain) = state.answered(at: Double(arrived), position: point, serverTime: serverTime)
+            if askAgain { state.requestSent = monotonicMicroseconds() }
             all[key] = state
-            return (state.snapshots, state.rate)
+            return (refit, askAgain, state)
         }
-        guard let (snapshots, rate) = added else { return }
-        let line = fit(snapshots, rate: rate)
+        guard let outcome else { return }
+        // Called on PulseAudio's main loop thread, with its lock held: a request may be sent from here.
+        if outcome.askAgain {
+            if let library = Library.shared,
+                let operation = library.updateTimingInfo(stream, PulseStreamClock.snapshotArrived, nil)
+            {
+                library.operationUnref(operation)
+            } else {
+                streams.withLock { all in
+                    all[key]?.requestSent = 0
+                    all[key]?.burst = nil
+                }
+            }
+        }
+        guard outcome.refit else { return }
+        let line = fit(outcome.state.snapshots, boundaries: outcome.state.boundaries, rate: outcome.state.rate)
         streams.withLock { all in all[key]?.line = line }
     }
 
@@ -224,17 +325,24 @@ public enum PulseStreamClock {
     }
 
     /// The line (position in frames against time in µs): the slope of the fastest snapshots' line, fitted again
-    /// without its outliers, through the `upperQuantile` of the last `valueWindow`; below 10 snapshots, the line of
-    /// the nominal `rate` through the median of the fastest. Nil without snapshots or a rate.
-    static func fit(_ snapshots: [Snapshot], rate: Double) -> Line? {
+    /// without its outliers, through the median of the cycles' starts (`boundaries`) where there are any, the
+    /// `upperQuantile` of the last `valueWindow` otherwise; below 10 snapshots, the line of the nominal `rate`
+    /// through that median or the median of the fastest. Nil without snapshots or a rate.
+    static func fit(_ snapshots: [Snapshot], boundaries: [Snapshot] = [], rate: Double) -> Line? {
         let byRoundTrip = snapshots.sorted { $0.roundTrip < $1.roundTrip }
         guard let latest = snapshots.last else { return nil }
+        /// The median of the cycles' starts along `slope`, where there are any.
+        func boundaryValue(slope: Double) -> Double? {
+            let values = boundaries.map { $0.position - slope * ($0.time - latest.time) }.sorted()
+            return values.isEmpty ? nil : values[values.count / 2]
+        }
         guard snapshots.count >= 10 else {
             guard rate > 0 else { return nil }
             let slope = rate / 1e6
             let values = byRoundTrip.prefix(max(Int(Double(snapshots.count) * fastestShare), 1))
                 .map { $0.position - slope * ($0.time - latest.time) }.sorted()
-            return Line(origin: latest.time, value: values[values.count / 2], slope: slope)
+            let value = boundaryValue(slope: slope) ?? values[values.count / 2]
+            return Line(origin: latest.time, value: value, slope: slope)
         }
         let fastest = byRoundTrip.prefix(max(Int(Double(snapshots.count) * fastestShare), 10))
             .map { (x: $0.time, y: $0.position) }
@@ -245,7 +353,8 @@ public enum PulseStreamClock {
         let slope = (kept.count >= 5 ? Line(through: kept, origin: latest.time) : nil)?.slope ?? first.slope
         let values = snapshots.filter { $0.time > latest.time - valueWindow }
             .map { $0.position - slope * ($0.time - latest.time) }.sorted()
-        let value = values[min(Int(Double(values.count) * upperQuantile), values.count - 1)]
+        let value =
+            boundaryValue(slope: slope) ?? values[min(Int(Double(values.count) * upperQuantile), values.count - 1)]
         return Line(origin: latest.time, value: value, slope: slope)
     }
 }
