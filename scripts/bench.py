@@ -668,6 +668,9 @@ def multiroom_cells(report, scenario):
         drifts = [v["drift_us_per_s"] for v in (report.get("steady_latency") or {}).values() if v]
         note = (f"device {report['device']['measured_ppm']:+.0f} ppm; latency drift "
                 + "/".join(f"{d:+.1f}" for d in drifts) + " µs/s")
+    skips = [abs(v) for v in (report.get("start_skip_ms") or {}).values() if v is not None]
+    if skips and max(skips) >= 1:
+        note = "; ".join(filter(None, [note, f"skipped {max(skips):.0f} ms within its first second"]))
     if report["windows"] == 0:
         note = "no window where both played"
     steady = report.get("steady") or {}

@@ -316,6 +316,40 @@ def first_samples(data, source, rate, first_sound_s, length_s=0.3, before_s=0.05
     return result
 
 
+def start_skips(data, source, rate, first_sound_s, first_samples_ms, length_s=1.0, piece_s=0.02, reach_s=0.1):
+    """How far each channel jumped in `source` within its first `length_s` of sound (ms; positive: skipped ahead,
+    negative: repeated): every `piece_s` heard is found within `reach_s` of where the piece before it ended, and the
+    largest jump is kept (0: played straight through); None for a channel without a first sample. first_samples'
+    0.3 s correlation does not see a jump within it: a start-up correction that skipped 38-48 ms some 175 ms into
+    the sound went unseen."""
+    result = {}
+    piece, reach = int(piece_s * rate), int(reach_s * rate)
+    src = source.astype(np.float64)
+    for index, name in enumerate(("left", "right", "center")[: data.shape[1]]):
+        first, start_ms = first_sound_s.get(name), first_samples_ms.get(name)
+        if first is None or start_ms is None:
+            result[name] = None
+            continue
+        channel = data[:, index].astype(np.float64)
+        at, expected, largest = int(round(first * rate)), int(round(start_ms * rate / 1000)), 0
+        for _ in range(int(length_s / piece_s)):
+            heard = channel[at:at + piece]
+            low = max(expected - reach, 0)
+            window = src[low:expected + reach + piece]
+            if len(heard) < piece or len(window) < piece or not heard.any():
+                break
+            corr = np.correlate(window, heard, mode="valid")
+            k = int(np.argmax(corr))
+            norm = np.sqrt(np.sum(heard ** 2) * np.sum(window[k:k + piece] ** 2)) or 1.0
+            if corr[k] / norm > 0.5:
+                jump = low + k - expected
+                largest = jump if abs(jump) > abs(largest) else largest
+                expected = low + k
+            at, expected = at + piece, expected + piece
+        result[name] = round(largest * 1000 / rate, 3)
+    return result
+
+
 def latency_track(data, source, timeline, start_ns, since_ns, step_s=1.0, length_s=0.5, piece_s=0.1):
     """Sending to sound along the steady stretch, per channel: every `step_s` from `since_ns` (+ 1 s) to the end of
     the recording, the sample heard there is found in the source (the first by its `length_s` over the whole

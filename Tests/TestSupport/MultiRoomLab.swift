@@ -137,6 +137,8 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
     public var device: Device
     /// Where in the sent noise file each receiver's sound begins, in ms (0: nothing of the start was cut).
     public var firstSampleMs: PerChannel?
+    /// The largest jump in the sent noise within each receiver's first second of sound, in ms (0: none).
+    public var startSkipMs: PerChannel?
     /// How much earlier than the stream's first sample was due (sent at the pace of the rest) its first packet came.
     public var firstPacketLeadMs: Double?
     public var lab: Lab
@@ -156,7 +158,8 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
             + "\(f(steadyLatency?.left?.rangeUs))/\(f(steadyLatency?.right?.rangeUs)) µs), device "
             + "\(f(device.measuredPpm)) ppm (set \(f(device.setPpm))), "
             + "longest gap \(f(longestGapMs.max)) ms (in every room at once: \(commonGaps?.count ?? 0)), first sample heard \(f(firstSampleMs?.left))/"
-            + "\(f(firstSampleMs?.right)) ms into the file, first packet \(f(firstPacketLeadMs)) ms early\n"
+            + "\(f(firstSampleMs?.right)) ms into the file (then skipping \(f(startSkipMs?.left))/\(f(startSkipMs?.right)) ms), "
+            + "first packet \(f(firstPacketLeadMs)) ms early\n"
             + logs.joined(separator: "\n")
     }
 }
