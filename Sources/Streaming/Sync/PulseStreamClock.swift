@@ -56,16 +56,26 @@ public enum PulseStreamClock {
     /// did not answer, and where the stream is now says nothing of where it was.
     static let gapLimit = 1_000_000.0
     /// How often (µs) a burst of snapshots looks for the start of a graph cycle (see `StreamState.burst`): often
-    /// until `quickBoundaries` are known, then seldom (each burst is some 25 requests), and how long it may look.
-    /// The newest `boundaryCount` cycle starts (10 s) give the line's value: measured offline on the multi-room
-    /// lab's logs, three streams' values were 47-73 µs apart at p90 with the newest 8, 39-55 with 24, 34-44 with 40.
-    static let quickBurstInterval = 100_000.0
+    /// until `quickBoundaries` are known, then seldom (a burst spans about one cycle: some 25 requests for 256
+    /// frames, 100 for PipeWire's default 1024), and how long one may look. The cycle starts of the last
+    /// `boundaryWindow` (at most `boundaryCount`) give the line's value once there are `leastBoundaries` of them:
+    /// measured offline on the multi-room lab's logs, three streams' values were 47-73 µs apart at p90 with the
+    /// newest 8, 39-55 with 24, 34-44 with 40. A cycle start between two answers more than `widestBracket` apart
+    /// (a busy main loop) is not kept; a new position less than `leastStep` frames beyond where the stream went
+    /// meanwhile is no cycle's start.
+    static let quickBurstInterval = 40_000.0
     static let burstInterval = 250_000.0
     static let burstLimit = 50_000.0
     static let quickBoundaries = 8
+    static let leastBoundaries = 3
     static let boundaryCount = 40
-    /// Bursts whose first answer moved on before a stream counts as one whose position moves continuously.
+    static let boundaryWindow = 10_000_000.0
+    static let widestBracket = 500.0
+    static let leastStep = 16.0
+    /// Bursts whose first answer moved on before a stream counts as one whose position moves continuously; bursts in
+    /// a row that found no cycle start end the bursts.
     static let continuousLimit = 3
+    static let fruitlessLimit = 3
 
     /// libpulse's functions, found in the loaded library (never linked: only pulsesink uses PulseAudio).
     struct Library: @unchecked Sendable {
@@ -129,15 +139,19 @@ public enum PulseStreamClock {
         /// steps of the quantum), and pulsesink asks for the time just after each cycle (it writes when the server
         /// asks for data), so every periodic snapshot is stamped some hundreds of µs after the position it gives, a
         /// delay of its own for each stream (measured in the multi-room lab: three streams on one sink held 50-100 µs
-        /// apart, wandering ±50 µs). Two answers on either side of a step give the cycle's start within their
-        /// interval (tens of µs), the same for every stream. Holds the answer before: when it came, its position,
-        /// and when the burst began.
+        /// apart, wandering ±50 µs). Two answers on either side of a step put the cycle's start between them (a
+        /// burst's round trip, 100-450 µs in the lab; the middle is taken), the same for every stream. Without the
+        /// server's own stamps (another host) both answers are stamped at their arrival, the reply's leg late. Holds
+        /// the answer before: when it came, its position, and when the burst began.
         var burst: (time: Double, position: Double, started: Double)? = nil
         var lastBurst = -Double.infinity
         /// Whether the stream's position moves in steps (a repeated position was seen within a burst); nil: not
         /// known yet. A continuous one (PulseAudio) gets no bursts after `continuousLimit` of them.
         var positionSteps: Bool? = nil
         var continuousBursts = 0
+        var fruitlessBursts = 0
+        /// How far (frames) the position of a stream that moves in steps moved at the last cycle start found.
+        var quantum: Double? = nil
 
         /// What an answer changed: whether the line is to be fitted again, and whether to ask again at once (a
         /// burst goes on).
@@ -156,11 +170,8 @@ public enum PulseStreamClock {
                 burst = nil
                 return (false, false)
             }
+            if let last = snapshots.last, taken - last.time > PulseStreamClock.gapLimit { startAfresh() }
             if burst != nil { return burstAnswered(at: taken, position: position) }
-            if let last = snapshots.last, taken - last.time > PulseStreamClock.gapLimit {
-                snapshots.removeAll()
-                boundaries.removeAll()
-            }
             snapshots.append((taken, position, roundTrip))
             snapshots.removeAll { $0.time < taken - Double(PulseStreamClock.window) }
             absorbStep()
@@ -173,31 +184,54 @@ public enum PulseStreamClock {
             return (true, true)
         }
 
+        /// The line starts afresh (see `gapLimit`), and what was learnt of the stream's cycles with it.
+        mutating func startAfresh() {
+            snapshots.removeAll()
+            boundaries.removeAll()
+            burst = nil
+            positionSteps = nil
+            continuousBursts = 0
+            fruitlessBursts = 0
+            quantum = nil
+        }
+
         /// One answer within a burst: the same position asks again; a new one ends the burst and, where the position
-        /// is known to move in steps, is a cycle's start between the two answers. A burst that finds none within
-        /// `burstLimit` (cycles that long, or a stream that stopped) ends the bursts and their cycle starts: the
-        /// line is the periodic snapshots' upper edge again.
+        /// is known to move in steps and moved by a step, is a cycle's start between the two answers. A burst that
+        /// finds none within `burstLimit` ends; `fruitlessLimit` of them in a row (cycles that long) end the bursts
+        /// and their cycle starts: the line is the periodic snapshots' upper edge again. An answer that came
+        /// `burstLimit` after the one before (its request was given up on) ends the burst and counts for nothing.
         mutating func burstAnswered(at taken: Double, position: Double) -> Outcome {
             guard let before = burst else { return (false, false) }
+            burst = nil
+            let width = taken - before.time
+            guard width <= PulseStreamClock.burstLimit else { return (false, false) }
             if abs(position - before.position) < 0.01 {
-                guard taken - before.started < PulseStreamClock.burstLimit else {
-                    burst = nil
-                    positionSteps = false
-                    boundaries.removeAll()
-                    return (true, false)
-                }
                 positionSteps = true
+                guard taken - before.started < PulseStreamClock.burstLimit else { return burstFoundNoCycle() }
                 burst = (taken, position, before.started)
                 return (false, true)
             }
-            burst = nil
             if positionSteps == nil && before.time == before.started {
                 continuousBursts += 1
                 if continuousBursts >= PulseStreamClock.continuousLimit { positionSteps = false }
             }
-            guard positionSteps == true else { return (false, false) }
-            boundaries.append(((before.time + taken) / 2, position, taken - before.time))
+            let moved = position - before.position - rate * width / 1e6
+            guard positionSteps == true, moved >= PulseStreamClock.leastStep else { return (false, false) }
+            fruitlessBursts = 0
+            quantum = position - before.position
+            guard width <= PulseStreamClock.widestBracket else { return (false, false) }
+            boundaries.append(((before.time + taken) / 2, position, width))
+            boundaries.removeAll { $0.time < taken - PulseStreamClock.boundaryWindow }
             boundaries = Array(boundaries.suffix(PulseStreamClock.boundaryCount))
+            return (true, false)
+        }
+
+        /// A burst that found no cycle start: see `burstAnswered`.
+        mutating func burstFoundNoCycle() -> Outcome {
+            fruitlessBursts += 1
+            guard fruitlessBursts >= PulseStreamClock.fruitlessLimit else { return (false, false) }
+            positionSteps = false
+            boundaries.removeAll()
             return (true, false)
         }
 
@@ -206,9 +240,10 @@ public enum PulseStreamClock {
         /// graph cycle, 5.3 ms, when the stream's data comes late), and every position after it is that much off the
         /// line through the ones before. Unmoved, the value (the upper edge of 2 s) stayed at the old level for 1.7 s,
         /// and the slope through both levels of 20 s was hundreds of ppm off (measured in the multi-room lab: a room
-        /// 5.3 ms off for 1.5 s, then wandering by 300 µs). The step's size is the upper edge of the newest
-        /// snapshots less that of the ones before (where the line is the cycles' starts, the periodic snapshots lie
-        /// some hundreds of µs below it: measured from the line, a lost cycle was taken for 375 µs more than it was).
+        /// 5.3 ms off for 1.5 s, then wandering by 300 µs). The step's size is the upper edge (the highest) of the
+        /// newest snapshots less that (`upperQuantile`) of the ones before (where the line is the cycles' starts, the periodic
+        /// snapshots lie some hundreds of µs below it: measured from the line, a lost cycle was taken for 375 µs more
+        /// than it was), in whole cycles for a stream that moves in steps.
         /// Late stamps only ever look like a step down, and by no more than their round trip (the position was read
         /// after the request was sent): a step down must be that much further down.
         mutating func absorbStep() {
@@ -226,13 +261,19 @@ public enum PulseStreamClock {
             }
             let threshold = PulseStreamClock.stepThreshold * rate / 1e6
             let down = newest.allSatisfy { residual($0) + snapshots[$0].roundTrip * rate / 1e6 <= -threshold }
-            guard down || newest.allSatisfy({ residual($0) >= threshold }), let step = newest.map(residual).max()
-            else { return }
+            guard down || newest.allSatisfy({ residual($0) >= threshold }) else { return }
+            var step = newest.map(residual).max() ?? 0
+            // A stream that moves in steps loses or skips whole cycles.
+            if positionSteps == true, let quantum, quantum > 0 { step = (step / quantum).rounded() * quantum }
             var start = newest.startIndex
             while start > 0 && abs(residual(start - 1) - step) < abs(residual(start - 1)) { start -= 1 }
             for index in 0..<start { snapshots[index].position += step }
+            // The cycle starts the bursts after the snapshots before the step found; the one after the last of them
+            // may lie on either side of it.
             let stepTime = snapshots[start].time
-            for index in boundaries.indices where boundaries[index].time < stepTime {
+            let lastBefore = start > 0 ? snapshots[start - 1].time : -Double.infinity
+            boundaries.removeAll { $0.time > lastBefore && $0.time < stepTime }
+            for index in boundaries.indices where boundaries[index].time <= lastBefore {
                 boundaries[index].position += step
             }
         }
@@ -325,24 +366,25 @@ public enum PulseStreamClock {
     }
 
     /// The line (position in frames against time in µs): the slope of the fastest snapshots' line, fitted again
-    /// without its outliers, through the median of the cycles' starts (`boundaries`) where there are any, the
+    /// without its outliers, through the median of the cycles' starts (`boundaries`) where there are enough, the
     /// `upperQuantile` of the last `valueWindow` otherwise; below 10 snapshots, the line of the nominal `rate`
     /// through that median or the median of the fastest. Nil without snapshots or a rate.
     static func fit(_ snapshots: [Snapshot], boundaries: [Snapshot] = [], rate: Double) -> Line? {
         let byRoundTrip = snapshots.sorted { $0.roundTrip < $1.roundTrip }
         guard let latest = snapshots.last else { return nil }
-        /// The median of the cycles' starts along `slope`, where there are any.
+        /// The median of the cycles' starts along `slope`, where there are `leastBoundaries` of them.
         func boundaryValue(slope: Double) -> Double? {
+            guard boundaries.count >= leastBoundaries else { return nil }
             let values = boundaries.map { $0.position - slope * ($0.time - latest.time) }.sorted()
-            return values.isEmpty ? nil : values[values.count / 2]
+            return (values[(values.count - 1) / 2] + values[values.count / 2]) / 2
         }
         guard snapshots.count >= 10 else {
             guard rate > 0 else { return nil }
             let slope = rate / 1e6
+            if let value = boundaryValue(slope: slope) { return Line(origin: latest.time, value: value, slope: slope) }
             let values = byRoundTrip.prefix(max(Int(Double(snapshots.count) * fastestShare), 1))
                 .map { $0.position - slope * ($0.time - latest.time) }.sorted()
-            let value = boundaryValue(slope: slope) ?? values[values.count / 2]
-            return Line(origin: latest.time, value: value, slope: slope)
+            return Line(origin: latest.time, value: values[values.count / 2], slope: slope)
         }
         let fastest = byRoundTrip.prefix(max(Int(Double(snapshots.count) * fastestShare), 10))
             .map { (x: $0.time, y: $0.position) }
@@ -410,7 +452,8 @@ extension PulseStreamClock {
                 state.requestSent = now
                 ask = true
             } else if state.requestSent != 0 && now - state.requestSent > 1_000_000 {
-                state.requestSent = 0  // an answer lost: ask again next time
+                state.requestSent = 0  // an answer lost: ask again next time, and not as part of a burst
+                state.burst = nil
             }
             var answer: UInt64? = nil
             if state.line == nil {
