@@ -218,8 +218,8 @@ public enum PulseStreamClock {
             let moved = position - before.position - rate * width / 1e6
             guard positionSteps == true, moved >= PulseStreamClock.leastStep else { return (false, false) }
             fruitlessBursts = 0
-            quantum = position - before.position
             guard width <= PulseStreamClock.widestBracket else { return (false, false) }
+            quantum = position - before.position  // answers this close are less than a cycle apart
             boundaries.append(((before.time + taken) / 2, position, width))
             boundaries.removeAll { $0.time < taken - PulseStreamClock.boundaryWindow }
             boundaries = Array(boundaries.suffix(PulseStreamClock.boundaryCount))
