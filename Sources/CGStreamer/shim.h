@@ -92,6 +92,7 @@ static inline GstBuffer *CGst_probe_writable_buffer(GstPadProbeInfo *info) {
     return buffer;
 }
 static inline void CGst_buffer_set_pts(GstBuffer *buffer, GstClockTime pts) { GST_BUFFER_PTS(buffer) = pts; }
+static inline void CGst_buffer_set_dts(GstBuffer *buffer, GstClockTime dts) { GST_BUFFER_DTS(buffer) = dts; }
 static inline void CGst_buffer_set_duration(GstBuffer *buffer, GstClockTime duration) {
     GST_BUFFER_DURATION(buffer) = duration;
 }

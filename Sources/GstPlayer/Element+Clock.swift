@@ -2,6 +2,17 @@
 internal import CGStreamer
 
 extension Element {
+    /// The time of the clock this element provides (an audio sink's: its device's), nil when it provides none now
+    /// (an audio sink before it opened its device) or the clock has no time.
+    ///
+    /// The corresponding C functions are `gst_element_provide_clock` and `gst_clock_get_time`.
+    public var providedClockTime: ClockTime? {
+        guard let clock = gst_element_provide_clock(raw) else { return nil }
+        defer { gst_object_unref(clock) }
+        let time = gst_clock_get_time(clock)
+        return time == CGst_clock_time_none() ? nil : ClockTime(nanoseconds: UInt64(time))
+    }
+
     /// Whether the pipeline this element belongs to renders in time with its clock.
     ///
     /// True when any sink synchronises (`sync=true`, the default of every base sink and of `autoaudiosink`) or

@@ -2,6 +2,15 @@
 internal import CGStreamer
 
 extension Element {
+    /// Which of a buffer's timestamps `retime(onPad:_:)` sets.
+    public enum Stamp: Sendable {
+        /// When it is to be presented (PTS).
+        case presentation
+        /// When it arrived, as a jitter buffer reads it (DTS), and when it is to be presented: for a packet read
+        /// late from a socket it waited on, the time it would have arrived in time.
+        case arrival
+    }
+
     /// Gives every buffer that passes the pad of this name the timestamp `newTimestamp` returns for it (nil:
     /// leave it), from now on. The closure sees the buffer's first bytes (up to 16: an RTP header's fixed part).
     ///
@@ -10,22 +19,32 @@ extension Element {
     /// The corresponding C function is `gst_pad_add_probe` with `GST_PAD_PROBE_TYPE_BUFFER`.
     @discardableResult
     public func retime(
-        onPad padName: String, _ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?
+        onPad padName: String, stamp: Stamp = .presentation,
+        _ newTimestamp: @escaping @Sendable (UnsafeRawBufferPointer) -> ClockTime?
     )
         -> Bool
     {
-        addProbe(onPad: padName, type: GST_PAD_PROBE_TYPE_BUFFER, context: newTimestamp) { _, info, context in
+        let context: Retiming = (stamp, newTimestamp)
+        return addProbe(onPad: padName, type: GST_PAD_PROBE_TYPE_BUFFER, context: context) { _, info, context in
             guard let info, let context, let buffer = gst_pad_probe_info_get_buffer(info) else {
                 return GST_PAD_PROBE_OK
             }
-            let newTimestamp = ProbeContext<@Sendable (UnsafeRawBufferPointer) -> ClockTime?>.value(at: context)
+            let (stamp, newTimestamp) = ProbeContext<Retiming>.value(at: context)
             var head: (UInt64, UInt64) = (0, 0)
             let count = withUnsafeMutableBytes(of: &head) { gst_buffer_extract(buffer, 0, $0.baseAddress, 16) }
-            let pts = withUnsafeBytes(of: head) { newTimestamp(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)])) }
-            if let pts { CGst_buffer_set_pts(CGst_probe_writable_buffer(info), pts.raw) }
+            guard
+                let time = withUnsafeBytes(
+                    of: head, { newTimestamp(UnsafeRawBufferPointer(rebasing: $0[..<Int(count)])) })
+            else { return GST_PAD_PROBE_OK }
+            let writable = CGst_probe_writable_buffer(info)
+            CGst_buffer_set_pts(writable, time.raw)
+            if stamp == .arrival { CGst_buffer_set_dts(writable, time.raw) }
             return GST_PAD_PROBE_OK
         }
     }
+
+    /// What one `retime(onPad:stamp:_:)` probe holds.
+    private typealias Retiming = (stamp: Stamp, newTimestamp: @Sendable (UnsafeRawBufferPointer) -> ClockTime?)
 
     /// Whether this element is an audio sink with a ring buffer (`pulsesink`, `alsasink`, ...): one that can follow
     /// the pipeline clock sample by sample (`follow(_:)`).

@@ -59,6 +59,7 @@ final class ReceivePipeline: ReceiveOutput {
             // autoaudiosink makes its sink when it goes to READY; an output opened early (PAUSED) stays open.
             if pipeline.state() != .paused { try pipeline.setState(.ready) }
             try sync.alignOutputs(of: pipeline, jitterBuffer: pipeline.element(named: "rtpbin"))
+            sync.waitForOutputPositions(of: pipeline)
         }
         try pipeline.setState(.playing)
     }

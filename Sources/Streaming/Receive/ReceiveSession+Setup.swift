@@ -100,13 +100,14 @@ extension ReceiveSession {
         configuration.latencyMilliseconds ?? ReceiveSession.unsynchronisedLatencyMilliseconds
     }
 
-    /// For a synchronised RTP receiver that plays in real time: the sender's first packet, then its clock, and the
-    /// pipeline's timing on it (the pipeline is READY after it); nil otherwise (an output that does not follow the clock, a file, is not
-    /// synchronised, and loses nothing), or when the sender publishes no clock (after a warning).
+    /// For a synchronised RTP receiver that plays in real time: the output opened (`openOutputEarly`), the sender's
+    /// first packet, then its clock, and the pipeline's timing on it (the pipeline is PAUSED or READY after it); nil
+    /// otherwise (an output that does not follow the clock, a file, is not synchronised, and loses nothing), or when
+    /// the sender publishes no clock (after a warning).
     func synchronise(
         _ plan: ReceivePlan, pipeline: Pipeline, packetGuard: RTPPacketGuard?
     ) throws(StreamingError) -> Result<ReceiverSync?, FirstPacket.Missing> {
-        guard configuration.synchronised, case .rtp(_, let port, _, _, _) = plan, let packetGuard,
+        guard configuration.synchronised, case .rtp(_, let port, _, let caps, _) = plan, let packetGuard,
             (try? pipeline.element(named: "received"))?.pipelineSynchronizesToClock ?? true
         else { return .success(nil) }
         // READY binds the ports: from here on the stream's packets queue on the socket until the pipeline plays.
@@ -117,6 +118,7 @@ extension ReceiveSession {
         } catch {
             throw .socket(error, url: url, port: port)
         }
+        let opened = openOutputEarly(pipeline, rtpCaps: caps ?? ReceiveSession.expectedRTPCaps)
         let first = FirstPacket.wait(
             on: source, timeout: configuration.timeout, accepting: packetGuard.isPlayable,
             stopRequested: stopRequested)
@@ -125,23 +127,42 @@ extension ReceiveSession {
             return .failure(missing)
         case .success(let sender):
             observer(.senderFound(address: sender.sender))
-            let sync = try makeSync(plan, sender: sender, pipeline: pipeline)
+            let sync = try makeSync(plan, sender: sender, pipeline: pipeline, opened: opened)
             if sync == nil {
-                // No clock to follow: the jitter buffer's latency as without synchronisation.
+                // No clock to follow: the jitter buffer's latency as without synchronisation, and the output opens
+                // again, with its own buffer, when the pipeline plays.
                 try? pipeline.element(named: "rtpbin").set("latency", to: unsynchronisedLatency)
+                if let opened {
+                    _ = try? pipeline.setState(.ready)
+                    ReceiverSync.unsizeOutputs(opened.sized)
+                }
             }
             return sync.map { .success($0) } ?? stoppedOrUnsynchronised
         }
     }
 
-    /// Opens the output while the clock is learned, for L16 and L24 whose decoded format the RTP caps tell: the
-    /// audio sinks get the synchronised buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the
-    /// packets stay queued on the socket) and the format is announced to the output. An output that opened only
-    /// when the first buffer came had it due at once: a PipeWire stream takes ~26 ms to connect, after which the
-    /// sink dropped the late first buffer and clipped the next: the rooms lost up to 30 ms of the start.
+    /// The RTP format the output opens for before a sender is heard, without an SDP: what `stream` sends a 48 kHz
+    /// stereo file in.
+    static let expectedRTPCaps = RTPFormat(codec: .l16, rate: 48_000, channels: 2).rtpCaps
+
+    /// What the output was opened early for (see `openOutputEarly`).
+    struct EarlyOutput {
+        let sized: ReceiverSync.SizedOutputs
+        let decoded: Caps
+    }
+
+    /// Opens the output while the receiver waits for a sender, in the format of `rtpCaps` (the SDP's, or the
+    /// expected one), when it is L16 or L24 (whose decoded format the RTP caps tell): the audio sinks get the
+    /// synchronised buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the packets stay queued on
+    /// the socket) and the format is announced to the output; a stream in another format announces its own when it
+    /// comes (`makeSync`). Why before the first packet: the first sample plays `--latency-ms` after the sender sent
+    /// it, and a pipewire-pulse output took 40-85 ms to open (a probe stream, then its own), so the first buffer came
+    /// late and the sink dropped up to 43 ms of the start. (Opened only when the first buffer came, it lost up to 30
+    /// ms on PipeWire.)
     ///
-    /// - Returns: the buffer sizes set, to put back if no clock comes; nil when the output opens when it plays.
-    private func openOutputEarly(_ pipeline: Pipeline, rtpCaps: Caps) -> ReceiverSync.SizedOutputs? {
+    /// - Returns: the buffer sizes set (to put back if no clock comes) and the format; nil when the output opens when
+    ///   it plays.
+    private func openOutputEarly(_ pipeline: Pipeline, rtpCaps: Caps) -> EarlyOutput? {
         guard let decoded = RTPFormat.decodedCaps(ofRTP: rtpCaps),
             let received = try? pipeline.element(named: "received")
         else { return nil }
@@ -149,7 +170,7 @@ extension ReceiveSession {
             let sized = try ReceiverSync.sizeOutputs(of: pipeline)
             try pipeline.setState(.paused)
             received.announce(decoded, intoPad: "sink")
-            return sized
+            return EarlyOutput(sized: sized, decoded: decoded)
         } catch {
             return nil  // as before: it opens when the pipeline plays, and says then what failed
         }
@@ -164,7 +185,7 @@ extension ReceiveSession {
     /// The shared clock, synced, and the timing of `pipeline` on it; nil when the sender publishes no clock (said
     /// as a warning) or a stop came while waiting for it.
     private func makeSync(
-        _ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline
+        _ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline, opened: EarlyOutput?
     ) throws(StreamingError) -> ReceiverSync? {
         guard case .rtp(_, let port, _, let caps, let sdpClock) = plan else { return nil }
         let rtpCaps = caps ?? RTPFormat.knownCapsByPayloadType[sender.payloadType]
@@ -174,7 +195,9 @@ extension ReceiveSession {
         guard
             let shared = reference.makeClock(senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
         else { throw .clockUnavailable(reference) }
-        let opened = rtpCaps.flatMap { openOutputEarly(pipeline, rtpCaps: $0) }
+        if let opened, let decoded = rtpCaps.flatMap(RTPFormat.decodedCaps(ofRTP:)), decoded != opened.decoded {
+            _ = (try? pipeline.element(named: "received"))?.announce(decoded, intoPad: "sink")
+        }
         switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {
         case .answered:
             break
@@ -183,11 +206,6 @@ extension ReceiveSession {
         case .timedOut:
             if reference != .sender { throw .clockSilent(reference, url: url, limit: .seconds(3)) }
             observer(.warning(.noSenderClock(sender: sender.sender, port: clockPort)))
-            if let opened {
-                // Unsynchronised after all: the output opens again, with its own buffer, when the pipeline plays.
-                _ = try? pipeline.setState(.ready)
-                ReceiverSync.unsizeOutputs(opened)
-            }
             return nil
         }
         let latency = configuration.latencyMilliseconds ?? ReceiverSync.defaultLatencyMilliseconds
@@ -195,7 +213,9 @@ extension ReceiveSession {
             clock: shared, latency: ClockTime(nanoseconds: UInt64(latency) * 1_000_000),
             delay: Int64(configuration.delayMilliseconds) * 1_000_000, rate: rate)
         do throws(GstError) {
-            sync.prepare(pipeline, retimeElement: try pipeline.element(named: "retime"))
+            sync.prepare(
+                pipeline, networkSource: try pipeline.element(named: plan.networkSourceName),
+                retimeElement: try pipeline.element(named: "retime"))
         } catch {
             throw streamError(error, plan: plan, connected: false)
         }

@@ -90,6 +90,10 @@ public enum PulseStreamClock {
             @convention(c) (
                 OpaquePointer?, UnsafePointer<CChar>?, UnsafeRawPointer?, UInt32, UnsafeRawPointer?, OpaquePointer?
             ) -> Int32
+        typealias ServerInfoCallback =
+            @convention(c) (OpaquePointer?, UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Void
+        typealias GetServerInfo =
+            @convention(c) (OpaquePointer?, ServerInfoCallback?, UnsafeMutableRawPointer?) -> OpaquePointer?
 
         let getTime: GetTime
         let connectPlayback: ConnectPlayback
@@ -98,6 +102,8 @@ public enum PulseStreamClock {
         let timingInfo: StreamField
         let sampleSpec: StreamField
         let frameSize: FrameSize
+        let streamContext: StreamField
+        let serverInfo: GetServerInfo
 
         static let shared: Library? = {
             guard let handle = dlopen("libpulse.so.0", RTLD_NOW | RTLD_NOLOAD) ?? dlopen("libpulse.so.0", RTLD_NOW)
@@ -109,11 +115,13 @@ public enum PulseStreamClock {
                 let unref: Release = symbol("pa_operation_unref"),
                 let info: StreamField = symbol("pa_stream_get_timing_info"),
                 let spec: StreamField = symbol("pa_stream_get_sample_spec"),
-                let frame: FrameSize = symbol("pa_frame_size")
+                let frame: FrameSize = symbol("pa_frame_size"),
+                let context: StreamField = symbol("pa_stream_get_context"),
+                let server: GetServerInfo = symbol("pa_context_get_server_info")
             else { return nil }
             return Library(
                 getTime: getTime, connectPlayback: connect, updateTimingInfo: update, operationUnref: unref,
-                timingInfo: info, sampleSpec: spec, frameSize: frame)
+                timingInfo: info, sampleSpec: spec, frameSize: frame, streamContext: context, serverInfo: server)
         }()
     }
 
@@ -123,6 +131,10 @@ public enum PulseStreamClock {
     /// What is known of one stream.
     struct StreamState {
         var lastPoll: UInt64 = 0
+        /// When the stream's time was last asked for (µs), and whether it plays from its connection (see
+        /// `placed(askedSince:)`).
+        var lastAsked: UInt64 = 0
+        var playsFromConnection = false
         /// When the pending snapshot was asked for (0: none pending).
         var requestSent: UInt64 = 0
         var snapshots: [Snapshot] = []
@@ -404,13 +416,23 @@ public enum PulseStreamClock {
 extension PulseStreamClock {
     /// `PA_STREAM_NOT_MONOTONIC` (pulse/def.h): libpulse does not hold its stream time at the highest value it gave.
     static let notMonotonic: UInt32 = 0x0004
+    /// `PA_STREAM_START_CORKED` (pulse/def.h): the stream waits to be uncorked before it plays.
+    static let startCorked: UInt32 = 0x0001
     /// `PA_ERR_NODATA` (pulse/def.h), returned negated: no time to give now (pulsesink's clock then keeps its last).
     static let noData: Int32 = 16
     /// Stream times from here up (2^62 µs, 146,000 years) are libpulse's arithmetic wrapping below zero.
     static let wrappedTime: UInt64 = 1 << 62
 
-    /// libpulse's `pa_stream_connect_playback`, as `pulsesink` calls it, with `PA_STREAM_NOT_MONOTONIC` added; the
-    /// executable's exported `pa_stream_connect_playback` forwards here.
+    /// libpulse's `pa_stream_connect_playback`, as `pulsesink` calls it, with `PA_STREAM_NOT_MONOTONIC` added and,
+    /// while `isEnabled`, `PA_STREAM_START_CORKED` taken away; the executable's exported
+    /// `pa_stream_connect_playback` forwards here.
+    ///
+    /// Why running: pulsesink connects its stream corked and uncorks it once its first samples are written, and its
+    /// clock was calibrated just before, at a position the stream then reached 7 ms later (PulseAudio's null sink,
+    /// measured in the multi-room lab): every room played that much late from its first sample, and skipped it some
+    /// 175 ms in. A stream that plays (silence) from its connection has a position before the first sample is
+    /// placed (see `placed(askedSince:)`). Not on PipeWire (`runsFromConnection`): the position of a pipewire-pulse
+    /// stream that played nothing ran 2-4 ms ahead once data came, and back over the next second.
     ///
     /// Why: libpulse 16 stamps the resumption of an uncorked stream at "now + transport latency", and a
     /// `pa_stream_get_time` in between computes "now − resumption" without a sign: the stream time wraps to about
@@ -423,30 +445,37 @@ extension PulseStreamClock {
         _ volume: UnsafeRawPointer?, _ syncStream: OpaquePointer?
     ) -> Int32 {
         guard let library = Library.shared else { return -noData }
+        let running = isEnabled.load(ordering: .relaxed) && runsFromConnection(stream)
         // A stream at the address of an earlier one starts with nothing of it.
-        _ = streams.withLock { $0.removeValue(forKey: address(of: stream)) }
-        return library.connectPlayback(stream, device, attributes, flags | notMonotonic, volume, syncStream)
+        streams.withLock { $0[address(of: stream)] = running ? StreamState(playsFromConnection: true) : nil }
+        let connectFlags = (running ? flags & ~startCorked : flags) | notMonotonic
+        return library.connectPlayback(stream, device, attributes, connectFlags, volume, syncStream)
     }
 
     /// libpulse's `pa_stream_get_time`, as `pulsesink` calls it (with the PulseAudio main loop locked): the fitted
-    /// stream time while `isEnabled`, libpulse's own otherwise or before the first snapshot; no time at all (an
-    /// error, so the clock keeps its last) while libpulse's has wrapped (see `connectPlayback`). The exported
-    /// `pa_stream_get_time` forwards here.
+    /// stream time while `isEnabled`, and no time at all (an error: the clock keeps its last) before a snapshot
+    /// found the stream playing; libpulse's own otherwise (no time while it has wrapped, see `connectPlayback`).
+    /// Why never libpulse's while enabled: it was 42 ms for a stream that had not played yet (PulseAudio), 8.8 ms
+    /// behind the position of one that had (pipewire-pulse), and pulsesink calibrates its clock on the time it reads
+    /// before its first sample: the rooms played that much off and skipped or repeated it later (38-48 ms some
+    /// 175 ms in, measured in the multi-room lab). The exported `pa_stream_get_time` forwards here.
     public static func streamTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
         guard let library = PulseStreamClock.Library.shared else { return -1 }
-        let result = library.getTime(stream, time)
-        if result == 0, let time, time.pointee >= wrappedTime { return -noData }
-        guard PulseStreamClock.isEnabled.load(ordering: .relaxed), let stream, let time, result == 0 else {
+        guard PulseStreamClock.isEnabled.load(ordering: .relaxed), let stream, let time,
+            let spec = library.sampleSpec(stream)
+        else {
+            let result = library.getTime(stream, time)
+            if result == 0, let time, time.pointee >= wrappedTime { return -noData }
             return result
         }
         let now = PulseStreamClock.monotonicMicroseconds()
         let key = address(of: stream)
-        guard let spec = library.sampleSpec(stream) else { return result }
         let rate = Double(spec.load(fromByteOffset: 4, as: UInt32.self))
         var ask = false
         let fitted: UInt64? = PulseStreamClock.streams.withLock { all in
             var state = all[key] ?? PulseStreamClock.StreamState()
             state.rate = rate
+            state.lastAsked = now
             if state.requestSent == 0 && now - state.lastPoll >= PulseStreamClock.pollInterval {
                 state.lastPoll = now
                 state.requestSent = now
@@ -456,9 +485,7 @@ extension PulseStreamClock {
                 state.burst = nil
             }
             var answer: UInt64? = nil
-            if state.line == nil {
-                state.lastReturned = max(state.lastReturned, time.pointee)  // libpulse's, until the first fit
-            } else if let line = state.line, rate > 0 {
+            if let line = state.line, rate > 0 {
                 let position = line.value(at: Double(now))
                 let value = UInt64(max(position / rate * 1e6, 0))
                 answer = max(value, state.lastReturned)
@@ -467,10 +494,25 @@ extension PulseStreamClock {
             all[key] = state
             return answer
         }
-        if ask, let operation = library.updateTimingInfo(stream, PulseStreamClock.snapshotArrived, nil) {
-            library.operationUnref(operation)
+        if ask {
+            if let operation = library.updateTimingInfo(stream, PulseStreamClock.snapshotArrived, nil) {
+                library.operationUnref(operation)
+            } else {
+                streams.withLock { $0[key]?.requestSent = 0 }  // not sent (the stream is not ready): ask again
+            }
         }
-        if let fitted { time.pointee = fitted }
-        return result
+        guard let fitted else { return -noData }
+        time.pointee = fitted
+        return 0
+    }
+
+    /// Whether every stream that plays from its connection and whose time was asked for since `start` (µs,
+    /// `monotonicMicroseconds`) has a position (a snapshot found it playing); nil when there is none (the output is
+    /// not pulsesink, or its stream waits for its first samples).
+    static func placed(askedSince start: UInt64) -> Bool? {
+        streams.withLock { all in
+            let asked = all.values.filter { $0.playsFromConnection && $0.lastAsked >= start }
+            return asked.isEmpty ? nil : asked.allSatisfy { $0.line != nil }
+        }
     }
 }

@@ -1,4 +1,5 @@
 // yt-gst — what makes a receiver play in step with the sender and every other receiver.
+import Glibc
 import GstPlayer
 import Synchronization
 
@@ -64,20 +65,28 @@ public final class ReceiverSync {
     /// (at most its 3 s limit) get their running time like any other, and play if they are still due.
     static let keptPacketsLimit = ClockTime(nanoseconds: 10_000_000_000)
 
-    /// Sets the pipeline's clock, base time and latency, and gives every packet that passes `retimeElement`'s sink
-    /// pad its time on the shared clock. Call before the pipeline goes to PLAYING.
-    func prepare(_ pipeline: Pipeline, retimeElement: Element) {
+    /// Sets the pipeline's clock, base time and latency, and gives every packet its time on the shared clock: as
+    /// its arrival where it leaves `networkSource` (the jitter buffer holds each packet for its latency from its
+    /// arrival: the packets that queued on the socket while the clock was learned and the output opened, 40-55 ms
+    /// on PipeWire, were held 30 ms more and came to the output up to 37 ms late for their first samples), and
+    /// as its presentation, less --delay-ms, where it passes `retimeElement`'s sink pad. Call before the pipeline
+    /// goes to PLAYING.
+    func prepare(_ pipeline: Pipeline, networkSource: Element, retimeElement: Element) {
         let now = clock.time.nanoseconds
         let baseTime = ClockTime(nanoseconds: now - min(now, ReceiverSync.keptPacketsLimit.nanoseconds))
         pipeline.run(on: clock, baseTime: baseTime)
         pipeline.setLatency(latency)
         let (clock, rate) = (clock, rate)
-        retimeElement.retime(onPad: "sink") { [delay] head in
+        /// The running time of the packet's RTP timestamp on the shared clock, moved by `delay` ns.
+        @Sendable func runningTime(of head: UnsafeRawBufferPointer, delay: Int64) -> ClockTime? {
             guard let timestamp = MediaClock.rtpTimestamp(inPacket: head) else { return nil }
             let played = MediaClock.time(ofRTPTimestamp: timestamp, rate: rate, near: clock.time)
-            let delay = delay.nanoseconds.load(ordering: .relaxed)
             let running = Int64(played.nanoseconds) - Int64(baseTime.nanoseconds) + delay
             return running >= 0 ? ClockTime(nanoseconds: UInt64(running)) : nil
+        }
+        networkSource.retime(onPad: "src", stamp: .arrival) { runningTime(of: $0, delay: 0) }
+        retimeElement.retime(onPad: "sink") { [delay] in
+            runningTime(of: $0, delay: delay.nanoseconds.load(ordering: .relaxed))
         }
     }
 
@@ -90,6 +99,9 @@ public final class ReceiverSync {
     /// - Returns: the properties it set, for `unsizeOutputs`.
     @discardableResult
     static func sizeOutputs(of pipeline: Pipeline) throws(GstError) -> SizedOutputs {
+        // pulsesink's clock is what the aligners compare with the shared one: an unbiased one, on a stream that
+        // plays from its connection (see PulseStreamClock.connectPlayback).
+        PulseStreamClock.isEnabled.store(true, ordering: .relaxed)
         var sized: SizedOutputs = []
         for sink in pipeline.allElements() where sink.isAudioBaseSink {
             for (property, value) in [
@@ -106,6 +118,26 @@ public final class ReceiverSync {
     /// Puts back what `sizeOutputs` set: for a receiver that plays unsynchronised after all.
     static func unsizeOutputs(_ sized: SizedOutputs) {
         for (sink, property) in sized { sink.resetToDefault(property) }
+        PulseStreamClock.isEnabled.store(false, ordering: .relaxed)
+    }
+
+    /// The longest `waitForOutputPositions` waits: a PulseAudio stream played 1-25 ms after its connection (lab).
+    static let outputPositionLimit = Duration.milliseconds(60)
+
+    /// Before the pipeline plays: reads every audio sink's clock until `PulseStreamClock` knows where each stream
+    /// is (pulsesink's streams play silence from their connection), at most `outputPositionLimit`, so that a sink
+    /// calibrates its clock on its stream's position when the first buffer comes and every sample plays where its
+    /// time says from the first on; at once for outputs whose clock is not pulsesink's (theirs start with their
+    /// first sample). The packets wait on the socket meanwhile, each stamped with its own arrival (`prepare`).
+    func waitForOutputPositions(of pipeline: Pipeline) {
+        let sinks = pipeline.allElements().filter(\.isAudioBaseSink)
+        let start = PulseStreamClock.monotonicMicroseconds()
+        let deadline = ContinuousClock.now + ReceiverSync.outputPositionLimit
+        while true {
+            for sink in sinks { _ = sink.providedClockTime }
+            guard PulseStreamClock.placed(askedSince: start) == false, ContinuousClock.now < deadline else { return }
+            usleep(2_000)
+        }
     }
 
     /// Hands every audio sink of the (READY or early opened) pipeline to an `OutputAligner`, with buffers small enough for the
@@ -128,8 +160,6 @@ public final class ReceiverSync {
         }
         outputBuffer = largestBuffer ?? ReceiverSync.outputBufferMicroseconds
         try jitterBuffer.set("latency", to: jitterBufferMilliseconds)
-        // pulsesink's clock is what the aligners compare with the shared one: make it an unbiased one.
-        if !aligners.isEmpty { PulseStreamClock.isEnabled.store(true, ordering: .relaxed) }
     }
 }
 
