@@ -152,13 +152,13 @@ extension ReceiveSession {
     }
 
     /// Opens the output while the receiver waits for a sender, in the format of `rtpCaps` (the SDP's, or the
-    /// expected one), when it is L16 or L24 (whose decoded format the RTP caps tell): the audio sinks get the
-    /// synchronised buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the packets stay queued on
-    /// the socket) and the format is announced to the output; a stream in another format announces its own when it
+    /// expected one), when its decoded format is known (L16, L24, Opus): the audio sinks get the synchronised
+    /// buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the packets stay queued on the socket)
+    /// and the format is announced to the output; for a stream in another format it opens again when the stream
     /// comes (`makeSync`). Why before the first packet: the first sample plays `--latency-ms` after the sender sent
-    /// it, and a pipewire-pulse output took 40-85 ms to open (a probe stream, then its own), so the first buffer came
-    /// late and the sink dropped up to 43 ms of the start. (Opened only when the first buffer came, it lost up to 30
-    /// ms on PipeWire.)
+    /// it, and a pipewire-pulse output took 40-85 ms to open (a probe stream, then its own), so the first buffer
+    /// came late and the sink dropped up to 43 ms of the start. (Opened only when the first buffer came, it lost
+    /// up to 30 ms on PipeWire.)
     ///
     /// - Returns: the buffer sizes set (to put back if no clock comes) and the format; nil when the output opens when
     ///   it plays.
@@ -195,8 +195,10 @@ extension ReceiveSession {
         guard
             let shared = reference.makeClock(senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
         else { throw .clockUnavailable(reference) }
-        if let opened, let decoded = rtpCaps.flatMap(RTPFormat.decodedCaps(ofRTP:)), decoded != opened.decoded {
-            _ = (try? pipeline.element(named: "received"))?.announce(decoded, intoPad: "sink")
+        if let opened, let rtpCaps, RTPFormat.decodedCaps(ofRTP: rtpCaps) != opened.decoded {
+            // Opened for another format: it opens again for this one (an output such as wavenc takes one format).
+            _ = try? pipeline.setState(.ready)
+            _ = openOutputEarly(pipeline, rtpCaps: rtpCaps)
         }
         switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {
         case .answered:
