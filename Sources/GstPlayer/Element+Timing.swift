@@ -2,7 +2,7 @@
 internal import CGStreamer
 
 extension Element {
-    /// Which of a buffer's timestamps `retime(onPad:_:)` sets.
+    /// Which of a buffer's timestamps `retime(onPad:stamp:_:)` sets.
     public enum Stamp: Sendable {
         /// When it is to be presented (PTS).
         case presentation

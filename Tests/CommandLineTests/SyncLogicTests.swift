@@ -443,6 +443,54 @@ import Testing
     }
 }
 
+/// Where a receiver's PulseAudio stream starts: PulseAudio itself tells its name, and the receiver plays only once
+/// every stream started for it has a position (`ReceiverSync.waitForOutputPositions`).
+@Suite(.serialized) struct PulseStreamStartTests {
+    /// `pa_context_get_server_info`'s answer naming `server` (its fourth field), as the callback gets it.
+    func answer(naming server: String, for context: OpaquePointer) {
+        let strings = ["root", "host", "16.1", server].map { (text: String) in strdup(text) }
+        defer { strings.forEach { free($0) } }
+        strings.withUnsafeBytes { info in PulseStreamClock.serverInfoArrived(context, info.baseAddress, nil) }
+    }
+
+    @Test func onlyPulseAudioItselfIsTakenForIt() throws {
+        let context = try #require(OpaquePointer(bitPattern: 0x5eed_0001))
+        let key = PulseStreamClock.address(of: context)
+        defer { _ = PulseStreamClock.plainPulseAudio.withLock { $0.removeValue(forKey: key) } }
+        answer(naming: "pulseaudio", for: context)
+        #expect(PulseStreamClock.plainPulseAudio.withLock { $0[key] } == true)
+        answer(naming: "PulseAudio (on PipeWire 0.3.65)", for: context)
+        #expect(PulseStreamClock.plainPulseAudio.withLock { $0[key] } == false)
+        // No answer: not known, so asked again at the next connection.
+        PulseStreamClock.serverInfoArrived(context, nil, nil)
+        #expect(PulseStreamClock.plainPulseAudio.withLock { $0[key] } == nil)
+    }
+
+    @Test func theReceiverWaitsOnlyForStreamsStartedForItUntilEachHasAPosition() {
+        let start = UInt64.max - 1_000  // later than any real stream's last request
+        let (started, other) = (UInt(0x5eed_0010), UInt(0x5eed_0020))
+        defer {
+            PulseStreamClock.streams.withLock {
+                $0[started] = nil; $0[other] = nil
+            }
+        }
+        func set(_ key: UInt, startsWhenAsked: Bool, placed: Bool) {
+            var state = PulseStreamClock.StreamState(startsWhenAsked: startsWhenAsked)
+            state.lastAsked = start + 1
+            state.line = placed ? Line(origin: 0, value: 0, slope: 0.048) : nil
+            PulseStreamClock.streams.withLock { $0[key] = state }
+        }
+        #expect(PulseStreamClock.placed(askedSince: start) == nil)
+        set(other, startsWhenAsked: false, placed: false)
+        #expect(PulseStreamClock.placed(askedSince: start) == nil, "a stream that starts with its first samples")
+        set(started, startsWhenAsked: true, placed: false)
+        #expect(PulseStreamClock.placed(askedSince: start) == false)
+        set(started, startsWhenAsked: true, placed: true)
+        #expect(PulseStreamClock.placed(askedSince: start) == true)
+        #expect(PulseStreamClock.placed(askedSince: start + 2) == nil, "asked before the wait began")
+    }
+}
+
 @Suite struct ReferenceClockTests {
     @Test func optionsAndSDPNameTheSameClocks() throws {
         let cases: [(String, ReferenceClock, String)] = [

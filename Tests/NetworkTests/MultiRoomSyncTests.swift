@@ -218,7 +218,7 @@ struct MultiRoomSyncTests {
     /// its read index moves once per graph cycle, so `PulseStreamClock`'s snapshots are up to a cycle stale and the
     /// rooms wander through ±150-300 µs (p99 258-271 µs here, 126-221 µs in FIELD-NOTES.md); on PulseAudio the same
     /// run holds. Remove the known-issue wrapper with the fix. Nothing is cut at the start: the output opens while
-    /// the receiver learns the clock (`openOutputEarly`). Before, a pipewire-pulse stream connected when the first
+    /// the receiver waits for a sender (`openOutputEarly`). Before, a pipewire-pulse stream connected when the first
     /// buffer was already due (26 ms, against PulseAudio's 0.2), and the rooms' first sound was 0-30 ms into the
     /// file (over 2 ms in 14 of 26 rooms); since, 0.0 ms in 30 of 30 rooms.
     @Test(.enabled(if: MultiRoomLab.pipeWireAvailable, "needs PipeWire, pipewire-pulse and wireplumber"))

@@ -118,7 +118,9 @@ extension ReceiveSession {
         } catch {
             throw .socket(error, url: url, port: port)
         }
-        let opened = openOutputEarly(pipeline, rtpCaps: caps ?? ReceiveSession.expectedRTPCaps)
+        // Only an audio device: a file output (filesink) would be created before anyone sends.
+        let hasAudioDevice = pipeline.allElements().contains { $0.isAudioBaseSink }
+        let opened = hasAudioDevice ? openOutputEarly(pipeline, rtpCaps: caps ?? ReceiveSession.expectedRTPCaps) : nil
         let first = FirstPacket.wait(
             on: source, timeout: configuration.timeout, accepting: packetGuard.isPlayable,
             stopRequested: stopRequested)
@@ -132,10 +134,8 @@ extension ReceiveSession {
                 // No clock to follow: the jitter buffer's latency as without synchronisation, and the output opens
                 // again, with its own buffer, when the pipeline plays.
                 try? pipeline.element(named: "rtpbin").set("latency", to: unsynchronisedLatency)
-                if let opened {
-                    _ = try? pipeline.setState(.ready)
-                    ReceiverSync.unsizeOutputs(opened.sized)
-                }
+                _ = try? pipeline.setState(.ready)
+                ReceiverSync.unsizeOutputs(opened?.sized ?? [])
             }
             return sync.map { .success($0) } ?? stoppedOrUnsynchronised
         }
@@ -151,8 +151,9 @@ extension ReceiveSession {
         let decoded: Caps
     }
 
-    /// Opens the output while the receiver waits for a sender, in the format of `rtpCaps` (the SDP's, or the
-    /// expected one), when its decoded format is known (L16, L24, Opus): the audio sinks get the synchronised
+    /// Opens the output while the receiver waits for a sender (an audio device; another output, such as a file, when
+    /// the first packet comes), in the format of `rtpCaps` (the SDP's, or the expected one, then the stream's), when
+    /// its decoded format is known (L16, L24, Opus): the audio sinks get the synchronised
     /// buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the packets stay queued on the socket)
     /// and the format is announced to the output; for a stream in another format it opens again when the stream
     /// comes (`makeSync`). Why before the first packet: the first sample plays `--latency-ms` after the sender sent
@@ -166,13 +167,17 @@ extension ReceiveSession {
         guard let decoded = RTPFormat.decodedCaps(ofRTP: rtpCaps),
             let received = try? pipeline.element(named: "received")
         else { return nil }
+        var sized: ReceiverSync.SizedOutputs = []
         do {
-            let sized = try ReceiverSync.sizeOutputs(of: pipeline)
+            sized = try ReceiverSync.sizeOutputs(of: pipeline)
             try pipeline.setState(.paused)
             received.announce(decoded, intoPad: "sink")
             return EarlyOutput(sized: sized, decoded: decoded)
         } catch {
-            return nil  // as before: it opens when the pipeline plays, and says then what failed
+            // As before: it opens when the pipeline plays, and says then what failed.
+            _ = try? pipeline.setState(.ready)
+            ReceiverSync.unsizeOutputs(sized)
+            return nil
         }
     }
 
@@ -195,9 +200,9 @@ extension ReceiveSession {
         guard
             let shared = reference.makeClock(senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
         else { throw .clockUnavailable(reference) }
-        if let opened, let rtpCaps, RTPFormat.decodedCaps(ofRTP: rtpCaps) != opened.decoded {
-            // Opened for another format: it opens again for this one (an output such as wavenc takes one format).
-            _ = try? pipeline.setState(.ready)
+        if let rtpCaps, RTPFormat.decodedCaps(ofRTP: rtpCaps) != opened?.decoded {
+            // Not opened yet, or for another format: it opens for this one (an output that took one format keeps it).
+            if opened != nil { _ = try? pipeline.setState(.ready) }
             _ = openOutputEarly(pipeline, rtpCaps: rtpCaps)
         }
         switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {

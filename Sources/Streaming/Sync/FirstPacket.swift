@@ -14,7 +14,7 @@ struct FirstPacket {
         case stopped(StopReason)
     }
 
-    /// Waits on the socket of `source`, the receiver's RTP `udpsrc` (bound: its pipeline is READY), until a packet
+    /// Waits on the socket of `source`, the receiver's RTP `udpsrc` (bound: its pipeline is READY, or PAUSED with its output open), until a packet
     /// that `accepting` takes for the stream's arrives (anyone can send anything to the port), and leaves it there:
     /// it and every packet after it stay queued on the socket until the pipeline plays, so the receiver, once it
     /// has the sender's clock, places them by their RTP time and loses nothing of the stream's start. Packets not

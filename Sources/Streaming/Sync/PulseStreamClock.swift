@@ -5,7 +5,8 @@ import Glibc
 import Synchronization
 
 /// Replaces `pa_stream_get_time` (what `pulsesink`'s clock reads, so what `OutputAligner` compares with the shared
-/// clock) while a synchronised receiver plays.
+/// clock) while a synchronised receiver's output is open, and starts its stream before its first sample (see
+/// `StreamState.startsWhenAsked`).
 ///
 /// Why: libpulse stamps each timing snapshot at "now − transport latency", where transport latency is only the
 /// request's trip to the server; the reply's trip and the server's hand-off to its I/O thread are heavy-tailed
@@ -38,7 +39,7 @@ import Synchronization
 /// to `streamTime`, so the `pulsesink` plugin's calls reach it first; libpulse's own is found in the already loaded library. Off
 /// (`isEnabled` false) it is libpulse's, unchanged.
 public enum PulseStreamClock {
-    /// Whether streams in this process get the fitted time (a synchronised receiver turns it on).
+    /// Whether streams in this process get the fitted time (a synchronised receiver's output turns it on).
     static let isEnabled = Atomic<Bool>(false)
 
     /// Poll interval, the windows (µs) of the slope's and of the value's fit, the share of snapshots (the fastest)
@@ -90,6 +91,8 @@ public enum PulseStreamClock {
             @convention(c) (
                 OpaquePointer?, UnsafePointer<CChar>?, UnsafeRawPointer?, UInt32, UnsafeRawPointer?, OpaquePointer?
             ) -> Int32
+        typealias Cork =
+            @convention(c) (OpaquePointer?, Int32, SuccessCallback?, UnsafeMutableRawPointer?) -> OpaquePointer?
         typealias ServerInfoCallback =
             @convention(c) (OpaquePointer?, UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Void
         typealias GetServerInfo =
@@ -103,6 +106,7 @@ public enum PulseStreamClock {
         let sampleSpec: StreamField
         let frameSize: FrameSize
         let streamContext: StreamField
+        let cork: Cork
         let serverInfo: GetServerInfo
 
         static let shared: Library? = {
@@ -117,11 +121,13 @@ public enum PulseStreamClock {
                 let spec: StreamField = symbol("pa_stream_get_sample_spec"),
                 let frame: FrameSize = symbol("pa_frame_size"),
                 let context: StreamField = symbol("pa_stream_get_context"),
+                let cork: Cork = symbol("pa_stream_cork"),
                 let server: GetServerInfo = symbol("pa_context_get_server_info")
             else { return nil }
             return Library(
                 getTime: getTime, connectPlayback: connect, updateTimingInfo: update, operationUnref: unref,
-                timingInfo: info, sampleSpec: spec, frameSize: frame, streamContext: context, serverInfo: server)
+                timingInfo: info, sampleSpec: spec, frameSize: frame, streamContext: context, cork: cork,
+                serverInfo: server)
         }()
     }
 
@@ -131,10 +137,18 @@ public enum PulseStreamClock {
     /// What is known of one stream.
     struct StreamState {
         var lastPoll: UInt64 = 0
-        /// When the stream's time was last asked for (µs), and whether it plays from its connection (see
-        /// `placed(askedSince:)`).
+        /// When the stream's time was last asked for (µs; see `placed(askedSince:)`).
         var lastAsked: UInt64 = 0
-        var playsFromConnection = false
+        /// Whether the stream is to play (silence) from the first time its time is asked for, and whether it was
+        /// uncorked for that. Why: pulsesink connects its stream corked and uncorks it once its first samples are
+        /// written, and its clock was calibrated just before, at a position the stream reached only 7 ms later
+        /// (PulseAudio's null sink, measured in the multi-room lab): every room played that much late from its
+        /// first sample and skipped as much some 175 ms in. A stream that already plays when the first sample is
+        /// placed has a position to calibrate on (`ReceiverSync.waitForOutputPositions` asks for it). Only on
+        /// PulseAudio itself (`isPlainPulseAudio`): the position of a pipewire-pulse stream that played silence
+        /// ran 2-4 ms ahead once the audio came, and back over the next second.
+        var startsWhenAsked = false
+        var uncorked = false
         /// When the pending snapshot was asked for (0: none pending).
         var requestSent: UInt64 = 0
         var snapshots: [Snapshot] = []
@@ -416,23 +430,14 @@ public enum PulseStreamClock {
 extension PulseStreamClock {
     /// `PA_STREAM_NOT_MONOTONIC` (pulse/def.h): libpulse does not hold its stream time at the highest value it gave.
     static let notMonotonic: UInt32 = 0x0004
-    /// `PA_STREAM_START_CORKED` (pulse/def.h): the stream waits to be uncorked before it plays.
-    static let startCorked: UInt32 = 0x0001
     /// `PA_ERR_NODATA` (pulse/def.h), returned negated: no time to give now (pulsesink's clock then keeps its last).
     static let noData: Int32 = 16
     /// Stream times from here up (2^62 µs, 146,000 years) are libpulse's arithmetic wrapping below zero.
     static let wrappedTime: UInt64 = 1 << 62
 
-    /// libpulse's `pa_stream_connect_playback`, as `pulsesink` calls it, with `PA_STREAM_NOT_MONOTONIC` added and,
-    /// while `isEnabled`, `PA_STREAM_START_CORKED` taken away; the executable's exported
-    /// `pa_stream_connect_playback` forwards here.
-    ///
-    /// Why running: pulsesink connects its stream corked and uncorks it once its first samples are written, and its
-    /// clock was calibrated just before, at a position the stream then reached 7 ms later (PulseAudio's null sink,
-    /// measured in the multi-room lab): every room played that much late from its first sample, and skipped it some
-    /// 175 ms in. A stream that plays (silence) from its connection has a position before the first sample is
-    /// placed (see `placed(askedSince:)`). Not on PipeWire (`runsFromConnection`): the position of a pipewire-pulse
-    /// stream that played nothing ran 2-4 ms ahead once data came, and back over the next second.
+    /// libpulse's `pa_stream_connect_playback`, as `pulsesink` calls it, with `PA_STREAM_NOT_MONOTONIC` added (and,
+    /// while `isEnabled`, the stream marked as one that `startsWhenAsked` on PulseAudio itself); the executable's
+    /// exported `pa_stream_connect_playback` forwards here.
     ///
     /// Why: libpulse 16 stamps the resumption of an uncorked stream at "now + transport latency", and a
     /// `pa_stream_get_time` in between computes "now − resumption" without a sign: the stream time wraps to about
@@ -445,11 +450,10 @@ extension PulseStreamClock {
         _ volume: UnsafeRawPointer?, _ syncStream: OpaquePointer?
     ) -> Int32 {
         guard let library = Library.shared else { return -noData }
-        let running = isEnabled.load(ordering: .relaxed) && runsFromConnection(stream)
+        let starts = isEnabled.load(ordering: .relaxed) && isPlainPulseAudio(stream)
         // A stream at the address of an earlier one starts with nothing of it.
-        streams.withLock { $0[address(of: stream)] = running ? StreamState(playsFromConnection: true) : nil }
-        let connectFlags = (running ? flags & ~startCorked : flags) | notMonotonic
-        return library.connectPlayback(stream, device, attributes, connectFlags, volume, syncStream)
+        streams.withLock { $0[address(of: stream)] = starts ? StreamState(startsWhenAsked: true) : nil }
+        return library.connectPlayback(stream, device, attributes, flags | notMonotonic, volume, syncStream)
     }
 
     /// libpulse's `pa_stream_get_time`, as `pulsesink` calls it (with the PulseAudio main loop locked): the fitted
@@ -472,10 +476,13 @@ extension PulseStreamClock {
         let key = address(of: stream)
         let rate = Double(spec.load(fromByteOffset: 4, as: UInt32.self))
         var ask = false
+        var uncork = false
         let fitted: UInt64? = PulseStreamClock.streams.withLock { all in
             var state = all[key] ?? PulseStreamClock.StreamState()
             state.rate = rate
             state.lastAsked = now
+            uncork = state.startsWhenAsked && !state.uncorked
+            state.uncorked = state.uncorked || uncork
             if state.requestSent == 0 && now - state.lastPoll >= PulseStreamClock.pollInterval {
                 state.lastPoll = now
                 state.requestSent = now
@@ -494,6 +501,8 @@ extension PulseStreamClock {
             all[key] = state
             return answer
         }
+        // pulsesink still takes its stream for corked: it uncorks it (again) when it writes, and corks it to pause.
+        if uncork, let operation = library.cork(stream, 0, nil, nil) { library.operationUnref(operation) }
         if ask {
             if let operation = library.updateTimingInfo(stream, PulseStreamClock.snapshotArrived, nil) {
                 library.operationUnref(operation)
@@ -506,12 +515,12 @@ extension PulseStreamClock {
         return 0
     }
 
-    /// Whether every stream that plays from its connection and whose time was asked for since `start` (µs,
+    /// Whether every stream that `startsWhenAsked` and whose time was asked for since `start` (µs,
     /// `monotonicMicroseconds`) has a position (a snapshot found it playing); nil when there is none (the output is
-    /// not pulsesink, or its stream waits for its first samples).
+    /// not pulsesink, or its stream starts with its first samples).
     static func placed(askedSince start: UInt64) -> Bool? {
         streams.withLock { all in
-            let asked = all.values.filter { $0.playsFromConnection && $0.lastAsked >= start }
+            let asked = all.values.filter { $0.startsWhenAsked && $0.lastAsked >= start }
             return asked.isEmpty ? nil : asked.allSatisfy { $0.line != nil }
         }
     }

@@ -94,16 +94,17 @@ public final class ReceiverSync {
     typealias SizedOutputs = [(sink: Element, property: String)]
 
     /// Gives every audio sink of the pipeline the synchronised buffer (`outputBufferMicroseconds`) and period,
-    /// unless the user set them: before the sink opens its device, which takes them then.
+    /// unless the user set them: before the sink opens its device, which takes them then. Turns `PulseStreamClock`
+    /// on (for the process) where there is one.
     ///
     /// - Returns: the properties it set, for `unsizeOutputs`.
     @discardableResult
     static func sizeOutputs(of pipeline: Pipeline) throws(GstError) -> SizedOutputs {
-        // pulsesink's clock is what the aligners compare with the shared one: an unbiased one, on a stream that
-        // plays from its connection (see PulseStreamClock.connectPlayback).
-        PulseStreamClock.isEnabled.store(true, ordering: .relaxed)
         var sized: SizedOutputs = []
         for sink in pipeline.allElements() where sink.isAudioBaseSink {
+            // pulsesink's clock is what the aligners compare with the shared one: an unbiased one, from a stream that
+            // plays when its first sample is placed (see PulseStreamClock.StreamState.startsWhenAsked).
+            PulseStreamClock.isEnabled.store(true, ordering: .relaxed)
             for (property, value) in [
                 ("buffer-time", ReceiverSync.outputBufferMicroseconds),
                 ("latency-time", ReceiverSync.outputPeriodMicroseconds),
@@ -115,20 +116,23 @@ public final class ReceiverSync {
         return sized
     }
 
-    /// Puts back what `sizeOutputs` set: for a receiver that plays unsynchronised after all.
+    /// Puts back what `sizeOutputs` set, and turns `PulseStreamClock` off: for a receiver that plays
+    /// unsynchronised after all.
     static func unsizeOutputs(_ sized: SizedOutputs) {
         for (sink, property) in sized { sink.resetToDefault(property) }
         PulseStreamClock.isEnabled.store(false, ordering: .relaxed)
     }
 
-    /// The longest `waitForOutputPositions` waits: a PulseAudio stream played 1-25 ms after its connection (lab).
+    /// The longest `waitForOutputPositions` waits: a PulseAudio stream played 1-25 ms after it was started (lab).
     static let outputPositionLimit = Duration.milliseconds(60)
 
     /// Before the pipeline plays: reads every audio sink's clock until `PulseStreamClock` knows where each stream
-    /// is (pulsesink's streams play silence from their connection), at most `outputPositionLimit`, so that a sink
-    /// calibrates its clock on its stream's position when the first buffer comes and every sample plays where its
-    /// time says from the first on; at once for outputs whose clock is not pulsesink's (theirs start with their
-    /// first sample). The packets wait on the socket meanwhile, each stamped with its own arrival (`prepare`).
+    /// is (the first reading starts a PulseAudio stream, silent until the first sample), at most
+    /// `outputPositionLimit`, so that the sink calibrates its clock on its stream's position when the first buffer
+    /// comes and every sample plays where its time says from the first on; at once for other outputs (theirs start
+    /// with their first sample, pipewire-pulse's among them). The packets wait on the socket meanwhile, each
+    /// stamped with its own arrival (`prepare`). At the limit (a server that does not answer) the stream's first
+    /// position comes later and the output's first move is as large as the wait.
     func waitForOutputPositions(of pipeline: Pipeline) {
         let sinks = pipeline.allElements().filter(\.isAudioBaseSink)
         let start = PulseStreamClock.monotonicMicroseconds()
