@@ -60,6 +60,8 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
     public struct PerChannel: Decodable, Sendable {
         public var left: Double?
         public var right: Double?
+        /// Receiver 3's, in a lab with three.
+        public var center: Double?
     }
     public struct Gaps: Decodable, Sendable {
         public var left: Double

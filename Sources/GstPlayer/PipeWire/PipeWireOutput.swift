@@ -44,6 +44,11 @@ final class PipeWireOutput: @unchecked Sendable {
     private var rate = 0
     /// Bumped by `reset`: a `write` waiting for room returns at once.
     private var generation = 0
+    /// Frames of silence still to be dropped from what is written: at the first write after the stream is connected,
+    /// what the graph will play before it (see `write`); nil until that first write.
+    private var catchUp: Int? = nil
+    /// Bumped by `process`: the graph's cycles this stream took part in.
+    private var cycles = 0
 
     /// libpipewire's functions, loaded once per process, or why they cannot be.
     private static let loaded: Result<Library, Failure> = {
@@ -104,8 +109,8 @@ final class PipeWireOutput: @unchecked Sendable {
                 Unmanaged.passUnretained(self).toOpaque())
         else { throw Failure(message: "could not make a PipeWire stream", debug: String(cString: strerror(errno))) }
         self.stream = stream
-        (state, streamError, rate, self.periodFrames, requestedFrames) =
-            (PW_STREAM_STATE_UNCONNECTED, nil, format.rate, periodFrames, periodFrames)
+        (state, streamError, rate, self.periodFrames, requestedFrames, catchUp) =
+            (PW_STREAM_STATE_UNCONNECTED, nil, format.rate, periodFrames, periodFrames, nil)
         queue = FrameQueue(frameSize: format.frameSize, capacity: 2 * periodFrames + 8192)
 
         let result = connect(stream, format)
@@ -167,10 +172,25 @@ final class PipeWireOutput: @unchecked Sendable {
 
     /// Queues what fits of `bytes` for the graph, waiting for room while the queue is full (the sink's ring buffer
     /// thread): returns the bytes taken, or nil once the stream failed.
+    ///
+    /// The silence a new stream starts with is dropped, up to as many frames as the graph plays before a frame
+    /// queued now (the silence it already has, the rest of its cycle, the device's delay), and counts as heard. Why:
+    /// the sink's clock is the frames written less `delay`, so it stood still at zero until the first frame written
+    /// reached the speaker, and a receiver's first sample was placed as if it had not: every room played that much
+    /// late (1.6-6.4 ms, differing between rooms) and skipped it when `OutputAligner` made its start-up move. Only
+    /// silence (the ring buffer's before its first sample): a player's first samples are all heard, its clock
+    /// standing still meanwhile as before; and only once per connection, as a pause or flush keeps the clock going.
     func write(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard let loop else { return nil }
         library.thread_loop_lock!(loop)
         defer { library.thread_loop_unlock!(loop) }
+        if catchUp == nil { catchUp = silentFrames(bytes, atMost: 1) == 1 ? framesBeforeFirstWrite() : 0 }
+        if let frames = catchUp, frames > 0 {
+            let dropped = silentFrames(bytes, atMost: frames)
+            // A sound ends the catch-up: it is to be heard.
+            catchUp = dropped < min(frames, bytes.count / queue.frameSize) ? 0 : frames - dropped
+            if dropped > 0 { return dropped * queue.frameSize }
+        }
         let started = generation
         while generation == started {
             if state == PW_STREAM_STATE_ERROR || stream == nil { return nil }
@@ -183,18 +203,52 @@ final class PipeWireOutput: @unchecked Sendable {
         return bytes.count  // reset while waiting: what was to be written is dropped with the rest
     }
 
+    /// The whole frames of silence (zero bytes: every format but unsigned 8-bit) `bytes` starts with, up to `limit`.
+    private func silentFrames(_ bytes: UnsafeRawBufferPointer, atMost limit: Int) -> Int {
+        let end = min(limit, bytes.count / queue.frameSize) * queue.frameSize
+        let sound = bytes[..<end].firstIndex { $0 != 0 } ?? end
+        return sound / queue.frameSize
+    }
+
+    /// What the graph plays before the first frame written (lock held): `inStream` read just after the second
+    /// cycle's start from now, plus the wait for it. Why not at once: a stream's timing is a cycle or two old when
+    /// it has just joined the graph (measured: stamped 5.5-9.8 ms before, as the graph took it in), and a time from
+    /// then put the rooms' first samples up to 4.4 ms off; why not after the next cycle: its reading still fell
+    /// short now and then (by up to 234 frames, 4.9 ms, in 5 of 20 rooms; the cycles after it agreed within 25).
+    private func framesBeforeFirstWrite() -> Int {
+        let asked = CPW_kernel_monotonic_ns()
+        let settled = cycles + 2
+        while cycles < settled && state == PW_STREAM_STATE_STREAMING
+            && CPW_kernel_monotonic_ns() - asked < Self.firstCycleLimit
+        {
+            _ = library.thread_loop_timed_wait!(loop, 1)
+        }
+        let waited = Double(CPW_kernel_monotonic_ns() - asked) / 1e9 * Double(rate)
+        return Int((inStream() + waited).rounded())
+    }
+
+    /// How long (ns) the first write waits for its cycles: longer than two of PipeWire's longest quantum (8192
+    /// frames at 48 kHz, 171 ms) would be a graph that does not run.
+    private static let firstCycleLimit: Int64 = 400_000_000
+
     /// The frames written but not yet heard (the sink's `delay`: its clock is the frames written less this): the
-    /// queue, what the stream holds, the delay to the device and what is left of the cycle playing now. PipeWire
-    /// stamps its timing at each cycle's start, so this is exact between cycles too, not a 256-frame staircase.
+    /// queue and what the graph plays before it (`inStream`).
     func delay() -> Int {
         guard let loop else { return 0 }
         library.thread_loop_lock!(loop)
         defer { library.thread_loop_unlock!(loop) }
-        guard let stream else { return queue.count }
+        return max(Int((Double(queue.count) + inStream()).rounded()), 0)
+    }
+
+    /// What the graph plays before a frame queued now (frames; lock held): what the stream holds, the delay to the
+    /// device and what is left of the cycle playing now; 0 before the stream has timing. PipeWire stamps its timing
+    /// at each cycle's start, so this is exact between cycles too, not a 256-frame staircase.
+    private func inStream() -> Double {
+        guard let stream else { return 0 }
         var time = pw_time()
         guard library.stream_get_time_n!(stream, &time, MemoryLayout<pw_time>.size) == 0, time.rate.denom > 0,
             time.now > 0
-        else { return queue.count }
+        else { return 0 }
         let ticksPerSecond = Double(time.rate.denom) / Double(max(time.rate.num, 1))
         let device = Double(time.delay) / ticksPerSecond * Double(rate)
         // The cycle the graph took at `now` plays until the next one (so its frames are not all heard yet), and no
@@ -202,9 +256,7 @@ final class PipeWireOutput: @unchecked Sendable {
         let playing = Double(requestedFrames)
         // On the kernel's clock, as PipeWire stamped `now`: a process under libfaketime must not mix in its own.
         let elapsed = min(Double(CPW_kernel_monotonic_ns() - time.now) / 1e9 * Double(rate), playing)
-        let pending =
-            Double(queue.count) + Double(time.queued) + Double(time.buffered) + device + playing - elapsed
-        return max(Int(pending.rounded()), 0)
+        return Double(time.queued) + Double(time.buffered) + device + playing - elapsed
     }
 
     /// Drops what is queued and wakes a waiting `write` (the sink's `reset`: a flush or a pause).
@@ -220,6 +272,7 @@ final class PipeWireOutput: @unchecked Sendable {
     /// The graph wants the next cycle's samples (the loop's thread, lock held): the queue's, silence for what it
     /// lacks, so that the stream's time counts every frame played.
     private func process() {
+        cycles += 1
         guard let stream, let buffer = library.stream_dequeue_buffer!(stream) else { return }
         defer {
             _ = library.stream_queue_buffer!(stream, buffer)
