@@ -641,21 +641,22 @@ def multiroom_run(peer, scenario, a):
                 "--jitter-proto", "tcp", "--tcp-port", "1704"]
     for extra in extras:
         lab += ["--receiver", receiver.replace("{extra}", extra)]
-    # The analysis takes about a fifth of the run per pair of rooms (a 10-minute run of three: over 2 minutes).
+    # The analysis grows with the run: a 10-minute run of three rooms outlasted seconds + 120 (the whole run took
+    # about 14 minutes), so the limit grows with it too.
     limit = 2 * seconds + 120
-    r = subprocess.Popen(lab, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(lab, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        out, err = r.communicate(timeout=limit)
+        out, err = process.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
-        r.terminate()  # the lab kills its processes and deletes its namespaces on SIGTERM
+        process.terminate()  # the lab kills its processes and deletes its namespaces on SIGTERM
         try:
-            r.communicate(timeout=30)
+            process.communicate(timeout=30)
         except subprocess.TimeoutExpired:
-            r.kill()
-            r.communicate()
+            process.kill()
+            process.communicate()
         return {"error": f"multiroom-lab.py did not finish within {limit:.0f} s"}
-    if r.returncode != 0:
-        return {"error": f"multiroom-lab.py exited {r.returncode}: {err.strip()[-300:]}"}
+    if process.returncode != 0:
+        return {"error": f"multiroom-lab.py exited {process.returncode}: {err.strip()[-300:]}"}
     return json.loads(out)
 
 

@@ -177,7 +177,7 @@ final class PipeWireOutput: @unchecked Sendable {
     /// queued now (the silence it already has, the rest of its cycle, the device's delay), and counts as heard. Why:
     /// the sink's clock is the frames written less `delay`, so it stood still at zero until the first frame written
     /// reached the speaker, and a receiver's first sample was placed as if it had not: every room played that much
-    /// late (1.6-6.4 ms, differing between rooms) and skipped it when `OutputAligner` made its start-up move. Only
+    /// late (1.6-11 ms, differing between rooms) and skipped it when `OutputAligner` made its start-up move. Only
     /// silence (the ring buffer's before its first sample): a player's first samples are all heard, its clock
     /// standing still meanwhile as before; and only once per connection, as a pause or flush keeps the clock going.
     func write(_ bytes: UnsafeRawBufferPointer) -> Int? {
