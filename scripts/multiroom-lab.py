@@ -123,6 +123,14 @@ class Lab:
         self.hosts = {}
         self.servers = []  # the audio server's processes
         self.env = dict(os.environ)
+        try:
+            self._add_hosts(receivers)
+        except BaseException:  # SIGTERM or a failed `ip` while building: delete what was built
+            self.close()
+            raise
+
+    def _add_hosts(self, receivers):
+        """A bridge namespace and, on it, one host namespace per role (`self.hosts`: name → namespace, address)."""
         bridge = self.prefix + "br"
         self._add_namespace(bridge)
         run([IP, "-n", bridge, "link", "add", "br0", "type", "bridge", "mcast_snooping", "0"])
@@ -139,8 +147,8 @@ class Lab:
             self.hosts[name] = (ns, address)
 
     def _add_namespace(self, name):
+        self.namespaces.append(name)  # first: a SIGTERM right after `ip` still finds it in `close`
         run([IP, "netns", "add", name])
-        self.namespaces.append(name)
 
     def start_pulse(self, channels, ppm=0.0):
         """A private PulseAudio whose null sink `mix` has one channel per receiver, each behind a mono remap sink;
@@ -522,9 +530,10 @@ def main():
     jitter, join = pairs(a.jitter, float), pairs(a.join, float)
 
     work = tempfile.mkdtemp(prefix="yt-gst-multiroom.")
-    lab = Lab(len(a.receiver), work)
+    lab = None
     report = {}
     try:
+        lab = Lab(len(a.receiver), work)
         if a.server == "pipewire":
             lab.start_pipewire(len(a.receiver))
         else:
@@ -636,7 +645,9 @@ def main():
                 if name.endswith((".log", ".raw")):
                     os.replace(os.path.join(work, name), os.path.join(a.keep, name))
     finally:
-        lab.close()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM does not cut the cleaning short
+        if lab:
+            lab.close()
         subprocess.run(["rm", "-rf", work])
     print(json.dumps(report))
     return 0

@@ -44,6 +44,27 @@ struct LabCleanupTests {
         print("a killed lab: cleaned up in \(cleanup)")
     }
 
+    /// A lab sent SIGTERM (as bench.py's time limit and `timeout` do) while it is still making its namespaces
+    /// deletes them itself: it is left no time to start anything else. (Before, the namespaces made so far outlived
+    /// it: its cleaning only began once all were made.)
+    @Test func aLabStoppedWhileBuildingDeletesItsNamespaces() throws {
+        let started = try MultiRoomLab.start(
+            MultiRoomRun(senders: ["sleep 600"], receivers: ["sleep 600", "sleep 600"]))
+        defer { _ = MultiRoomLab.finish(started, within: 0) }
+        // /run/netns is where `ip netns add` puts them; read directly, it is seen within a millisecond.
+        func made() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/run/netns")) ?? [])
+                .filter { $0.hasPrefix(started.namespacePrefix) }
+        }
+        try #require(waitUntil(30, every: 0.001) { !made().isEmpty }, "the lab made no namespace")
+        let madeWhenStopped = made().count
+        kill(started.process.pid, SIGTERM)
+        let result = started.process.wait(timeout: 20)
+        #expect(result.termination == .exited(143), "\(result.termination): \(result.stderr.suffix(500))")
+        #expect(made().isEmpty, "namespaces left by the lab itself: \(made())")
+        print("a lab stopped while building (\(madeWhenStopped) namespaces made): \(result.termination)")
+    }
+
     /// scripts/with-pulseaudio.sh killed (SIGKILL) while its command runs: its PulseAudio goes with it.
     @Test func withPulseAudioKilledTakesItsServerAlong() throws {
         let marker = ProcessMarker()

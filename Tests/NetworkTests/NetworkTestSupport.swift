@@ -143,12 +143,12 @@ enum Binary {
     static var path: String { Paths.binary }
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`.
-func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+/// Polls `condition` every `interval` (20 ms) for up to `seconds`.
+func waitUntil(_ seconds: Double, every interval: Double = 0.02, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
-        usleep(20_000)
+        usleep(UInt32(interval * 1e6))
     }
     return condition()
 }
