@@ -522,8 +522,14 @@ def main():
         return relay_clock(int(a.relay_clock[0]), a.relay_clock[1], float(a.relay_clock[2]))
     if a.proxy_tcp:
         return proxy_tcp(int(a.proxy_tcp[0]), a.proxy_tcp[1], int(a.proxy_tcp[2]), float(a.proxy_tcp[3]))
-    # SIGTERM ends the run like Ctrl-C: the finally below still kills the processes and deletes the namespaces.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    # SIGTERM ends the run like Ctrl-C: the finally below still kills the processes and deletes the namespaces. A
+    # second one (`timeout` passes its own on, beside the sender's) is ignored from the first on: raised again while
+    # the run unwinds, it cut the cleaning short and left the namespaces.
+    def stopped(*_):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sys.exit(143)
+
+    signal.signal(signal.SIGTERM, stopped)
     if len(a.receiver) not in (2, 3) or not a.sender:
         p.error("needs --sender and two or three --receiver")
     fast, loss = pairs(a.fast, float), pairs(a.loss, float)
@@ -645,7 +651,7 @@ def main():
                 if name.endswith((".log", ".raw")):
                     os.replace(os.path.join(work, name), os.path.join(a.keep, name))
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM does not cut the cleaning short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # nor does one that comes as a run ends by itself
         if lab:
             lab.close()
         subprocess.run(["rm", "-rf", work])

@@ -65,6 +65,27 @@ struct LabCleanupTests {
         print("a lab stopped while building (\(madeWhenStopped) namespaces made): \(result.termination)")
     }
 
+    /// A running lab sent SIGTERM twice (`timeout` passes its own on while the sender's arrives, or a second
+    /// Ctrl-C), the second while it stops its processes: it still stops them all and deletes its namespaces. (Before,
+    /// the second cut its cleaning short: the namespaces were left, seen when a test loop was stopped.)
+    @Test func aLabStoppedTwiceStillCleansUp() throws {
+        // Receivers that ignore SIGINT: the lab waits half a second for each before it kills it.
+        let stubborn = "bash -c 'trap \"\" INT; sleep 600'"
+        let started = try MultiRoomLab.start(MultiRoomRun(senders: ["sleep 600"], receivers: [stubborn, stubborn]))
+        defer { _ = MultiRoomLab.finish(started, within: 0) }
+        try #require(
+            waitUntil(30) { names(started.marker).filter { $0 == "sleep" }.count == 3 },
+            "the lab did not start its processes: \(names(started.marker))")
+        kill(started.process.pid, SIGTERM)
+        usleep(300_000)  // it is stopping its processes now
+        kill(started.process.pid, SIGTERM)
+        let result = started.process.wait(timeout: 30)
+        #expect(result.termination == .exited(143), "\(result.termination): \(result.stderr.suffix(500))")
+        let namespaces = NetworkLab.namespaceNames().filter { $0.hasPrefix(started.namespacePrefix) }
+        #expect(namespaces.isEmpty, "namespaces left by the lab itself: \(namespaces)")
+        #expect(names(started.marker).isEmpty, "left running by the lab itself: \(names(started.marker))")
+    }
+
     /// scripts/with-pulseaudio.sh killed (SIGKILL) while its command runs: its PulseAudio goes with it.
     @Test func withPulseAudioKilledTakesItsServerAlong() throws {
         let marker = ProcessMarker()
