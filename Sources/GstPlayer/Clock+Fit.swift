@@ -14,8 +14,9 @@ import Synchronization
 /// and 28-54 µs in their first 8 s (GStreamer's: 19-55 and 57-517), with one receiver's clocks 200 ppm fast alike.
 ///
 /// The line: of the exchanges of the last `window`, the rate from the fastest `rateShare` (at least
-/// `rateMinimum`; once they span `rateSpan`, else the nominal rate), refitted without outliers beyond 4 × MAD;
-/// the offset from the median of the fastest `offsetShare` (at least 3) along that rate.
+/// `rateMinimum`; once they span `rateSpan`, else the nominal rate), refitted without outliers beyond 4 × MAD
+/// (where those left still span `rateSpan`), the nominal rate where it is beyond `plausibleRate`; the offset from
+/// the median of the fastest `offsetShare` (at least 3) along that rate.
 struct ExchangeFit: Sendable {
     /// One exchange (ns): the midpoint of its round trip on the follower's internal clock, the server's time
     /// there, and the round trip.
@@ -75,16 +76,32 @@ struct ExchangeFit: Sendable {
     }
 
     /// The slope of offset against time through `points` without their outliers; 0 (the nominal rate) while they
-    /// are fewer than 4 or span less than `rateSpan`.
+    /// are fewer than 4 or span less than `rateSpan`, or when it is further off than `plausibleRate`. The line
+    /// without outliers only where those left still span `rateSpan`: a seed's burst is most of the fastest points
+    /// for seconds, and the later ones among them lie off the line through the burst by more than its tiny scatter
+    /// (measured: 7 exchanges within 0.1 ms, ±0.2 µs; 4 × that dropped every later point), and the burst's own
+    /// slope was thousands of ppm (see ExchangeFitTests.aSeedsBurstIsNoRate).
     private static func rate(of points: ArraySlice<(x: Double, y: Double)>) -> Double {
-        let xs = points.map(\.x)
-        guard points.count >= 4, let first = xs.min(), let last = xs.max(), last - first >= rateSpan,
-            let line = fit(points)
-        else { return 0 }
+        guard let line = spanningFit(points) else { return 0 }
         let residuals = points.map { abs($0.y - line.intercept - line.slope * $0.x) }
         let mad = residuals.sorted()[residuals.count / 2]
         let kept = zip(points, residuals).filter { $0.1 <= max(4 * mad, 1000) }.map(\.0)
-        return (kept.count >= 4 ? fit(kept[...]) : nil)?.slope ?? line.slope
+        let slope = spanningFit(kept[...])?.slope ?? line.slope
+        return abs(slope) <= plausibleRate ? slope : 0
+    }
+
+    /// Two machines' clocks run tens of ppm apart (their crystals), at most 500 ppm more while NTP slews one: a
+    /// fitted rate further off is its points' noise.
+    static let plausibleRate = 1000e-6
+
+    /// The least-squares line through `points` where they are 4 or more and span `rateSpan`.
+    private static func spanningFit(_ points: ArraySlice<(x: Double, y: Double)>) -> (slope: Double, intercept: Double)?
+    {
+        let xs = points.map(\.x)
+        guard points.count >= 4, let first = xs.min(), let last = xs.max(), last - first >= rateSpan else {
+            return nil
+        }
+        return fit(points)
     }
 
     /// The least-squares line through points, nil for fewer than two distinct x.
