@@ -22,8 +22,9 @@
 #
 # Every process the lab starts dies with it, however it ends (even SIGKILL, which no `finally` sees): each is started
 # under `setpriv --pdeathsig KILL` (the kernel kills it when the lab's process dies). A killed lab leaves its
-# namespaces (`ytn<PID>m...`), and any grandchild (faketime's child): its caller removes those (MultiRoomLab.swift
-# finds the processes by a marker in their environment).
+# namespaces (`ytn<PID>m...`), its scratch directory (`yt-gst-multiroom.<PID>.*` in TMPDIR), and any grandchild
+# (faketime's child): its caller removes those (MultiRoomLab.swift finds the processes by a marker in their
+# environment).
 #
 # Commands are shell strings (run as `sh -c 'exec ...'` in their own process group, which is killed by its PID at the
 # end) with placeholders: {group} {port} (the multicast stream), {sender} (the sender's address as the receiver
@@ -535,7 +536,8 @@ def main():
     fast, loss = pairs(a.fast, float), pairs(a.loss, float)
     jitter, join = pairs(a.jitter, float), pairs(a.join, float)
 
-    work = tempfile.mkdtemp(prefix="yt-gst-multiroom.")
+    # Named by the PID, as the namespaces are: whoever kills the lab (SIGKILL: no finally) removes it by that.
+    work = tempfile.mkdtemp(prefix=f"yt-gst-multiroom.{os.getpid()}.")
     lab = None
     report = {}
     try:

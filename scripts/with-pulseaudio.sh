@@ -4,7 +4,7 @@
 # with this script however it ends (setpriv --pdeathsig KILL: even a SIGKILL of the script, which no trap sees).
 # Usage: scripts/with-pulseaudio.sh COMMAND [ARGS...]
 set -euo pipefail
-work=$(mktemp -d /tmp/yt-gst-pulse.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/yt-gst-pulse.XXXXXX")
 mkdir -p "$work/run" "$work/home"
 chmod 700 "$work/run"
 export HOME="$work/home" XDG_RUNTIME_DIR="$work/run" XDG_CONFIG_HOME="$work/home/.config"

@@ -8,12 +8,14 @@ import Testing
 // windows, loops, empty files, skips and handoffs, with every byte, timestamp and event checked.
 @testable import AppSrcFeeder
 
-@Suite struct GaplessChainLogicTests {
+@Suite final class GaplessChainLogicTests {
     let dir: URL
     init() throws {
         Gst.initialize()
         dir = try Paths.makeScratch("chain-logic")
     }
+
+    deinit { Paths.removeScratch(dir) }
 
     func write(_ name: String, _ wav: SyntheticWAV) throws -> String {
         try wav.write(to: dir.appendingPathComponent(name))

@@ -9,7 +9,7 @@ import Testing
 
 @testable import AppSrcFeeder
 
-@Suite struct PlaybackLogicLoopTests {
+@Suite final class PlaybackLogicLoopTests {
     /// A player that plays into an `EmbeddedAppSource` (a new one, with a new bus, for each pipeline) and logs what
     /// the session asks of it. Its position is the appsrc's virtual clock; a seek is a flushing seek of the appsrc.
     final class StandInPlayer: PlaybackTarget {
@@ -144,6 +144,8 @@ import Testing
         }
     }
 
+    deinit { Paths.removeScratch(dir) }
+
     /// Plays `files` through a stand-in, running `steps` one per status (a stop with `.requested` after the last,
     /// unless the session ended); a stop sent after 10 s (unless it ended) keeps a broken session from hanging the suite.
     func play(
@@ -222,7 +224,6 @@ import Testing
     // MARK: Every key
 
     @Test func pauseResumeAndTogglePauseReachThePlayerAndAStopBySignalEndsIt() throws {
-        defer { Paths.removeScratch(dir) }
         let (ending, events, player) = try play(
             files,
             [
@@ -244,7 +245,6 @@ import Testing
     /// A pipeline on its way to PLAYING is in PAUSED (on a busy machine for a while): what the user sees and what a
     /// toggle does follow what was asked, not the pipeline's state.
     @Test func aPipelineStillPrerollingShowsPlayingAndATogglePausesIt() throws {
-        defer { Paths.removeScratch(dir) }
         let prerolling = StandInPlayer()
         prerolling.prerolls = true
         let (_, events, player) = try play(
@@ -257,7 +257,6 @@ import Testing
     }
 
     @Test func aListLoadedWhilePausedStaysPaused() throws {
-        defer { Paths.removeScratch(dir) }
         let (_, events, player) = try play(files, [.send(.pause), .send(.load([files[1]], replace: true))])
         #expect(
             player.effects == [
@@ -269,7 +268,6 @@ import Testing
     }
 
     @Test func seeksGoToTheirTimeInTheFileAndPastItsEndToTheNextFile() throws {
-        defer { Paths.removeScratch(dir) }
         let (ending, events, player) = try play(
             files, [.send(.seek(1.5)), .send(.seekRelative(-0.5)), .send(.seekRelative(-5)), .send(.seekRelative(5))])
         #expect(
@@ -285,7 +283,6 @@ import Testing
     }
 
     @Test func nextPreviousAndJumpMoveThroughTheListAndNextAtTheEndFinishes() throws {
-        defer { Paths.removeScratch(dir) }
         let (ending, events, player) = try play(
             files, [.send(.next), .send(.previous), .send(.jump(2)), .send(.jump(-3)), .send(.jump(7)), .send(.next)])
         #expect(
@@ -298,7 +295,6 @@ import Testing
     }
 
     @Test func volumeAndMuteKeysSetThePlayersControlWithinRange() throws {
-        defer { Paths.removeScratch(dir) }
         let (_, events, player) = try play(
             files,
             [
@@ -326,7 +322,6 @@ import Testing
     }
 
     @Test func rateKeysSeekToWhereTheFileIsAtTheNewRate() throws {
-        defer { Paths.removeScratch(dir) }
         let (_, events, player) = try play(
             files,
             [
@@ -345,7 +340,6 @@ import Testing
     }
 
     @Test func theStartValuesAreAppliedAsTheFilePlays() throws {
-        defer { Paths.removeScratch(dir) }
         let (_, _, player) = try play(files, []) { configuration in
             configuration.volume = 0.8
             configuration.muted = true
@@ -358,7 +352,6 @@ import Testing
     }
 
     @Test func loopPointsSetAThenBAndLoopBetweenThemThenClear() throws {
-        defer { Paths.removeScratch(dir) }
         let (_, events, player) = try play(
             files,
             [
@@ -379,7 +372,6 @@ import Testing
     // MARK: How a pipeline's run ends
 
     @Test func theEndOfStreamAtTheEndOfTheListFinishes() throws {
-        defer { Paths.removeScratch(dir) }
         let (ending, events, player) = try play([files[0]], [.runToEnd])
         #expect(ending == .finished(filesFailed: false))
         #expect(player.effects == [Effect(nil, [.stop])])
@@ -387,7 +379,6 @@ import Testing
     }
 
     @Test func theEndOfStreamGoesOnWithFilesAddedWhileItPlayed() throws {
-        defer { Paths.removeScratch(dir) }
         let (ending, events, player) = try play(
             [files[0]], [.send(.load([files[1]], replace: false)), .runToEnd])
         #expect(
@@ -422,7 +413,6 @@ import Testing
     }
 
     @Test func loopFileWhilePlayingRepeatsTheFileThatPlaysAndOffGoesOn() throws {
-        defer { Paths.removeScratch(dir) }
         let (paths, events) = try startedPaths(files, [.send(.setLoopFile(true))])
         #expect(paths == [files[0], files[0], files[0]])
         #expect(Self.orderChanges(events) == ["true 1 false"])
@@ -433,7 +423,6 @@ import Testing
     }
 
     @Test func loopPlaylistWhilePlayingStartsTheListAgainAfterItsLastAndOffEndsIt() throws {
-        defer { Paths.removeScratch(dir) }
         let (paths, events) = try startedPaths(Array(files[0...1]), [.send(.setLoopPlaylist(passes: nil))])
         #expect(paths == [files[0], files[1], files[0]])
         #expect(Self.orderChanges(events) == ["false inf false"])
@@ -444,7 +433,6 @@ import Testing
     }
 
     @Test func shuffleOffWhilePlayingPlaysTheRestOfThePassAsGiven() throws {
-        defer { Paths.removeScratch(dir) }
         let (paths, events) = try startedPaths(files, [.send(.setShuffle(false))]) { $0.shuffle = true }
         let first = try #require(paths.first)
         #expect(paths == [first] + files.filter { $0 != first })
@@ -465,7 +453,6 @@ import Testing
     }
 
     @Test func anErrorFailsTheFileAndTheListGoesOnWithTheNext() throws {
-        defer { Paths.removeScratch(dir) }
         let problem = GstError(kind: .stream, message: "sink broke")
         let (ending, events, player) = try play(Array(files[0...1]), [.post(.error(problem))])
         #expect(player.effects == [Effect(nil, [.play(launch: Self.launch)]), Effect(.stop(.requested), [.stop])])
@@ -479,7 +466,6 @@ import Testing
     }
 
     @Test func anErrorInAListOfOneFails() throws {
-        defer { Paths.removeScratch(dir) }
         let (ending, events, player) = try play(
             [files[0]], [.post(.error(GstError(kind: .stream, message: "sink broke")))])
         #expect(ending == .failed)

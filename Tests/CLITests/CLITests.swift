@@ -3,9 +3,10 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.serialized) struct CLITests {
+@Suite(.serialized) final class CLITests {
     let dir: URL
     init() throws { dir = try Paths.makeScratch("cli") }
+    deinit { Paths.removeScratch(dir) }
 
     func tone(
         _ name: String, frames: Int = 44_100, rate: Int = 44_100, channels: Int = 2, bits: Int = 16
@@ -101,7 +102,6 @@ import Testing
     /// crashed the player in audioconvert (exit 139); now each plays or is one line naming the limit, and `info` works.
     @Test(arguments: [1, 2, 8, 9, 62, 63, 64, 65, 127, 128, 255, 256, 511, 512, 1000, 1023, 1024])
     func everyChannelCountPlaysOrIsOneLineNeverASignal(channels: Int) throws {
-        defer { Paths.removeScratch(dir) }
         let wav = SyntheticWAV(
             sampleRate: 8_000, channels: channels, bitsPerSample: 16,
             samples: [UInt8](repeating: 0, count: 8 * channels))
@@ -125,7 +125,6 @@ import Testing
 
     /// Headers that once played nothing or failed for the wrong reason, by path and through `play -`.
     @Test func hostileHeadersAreReadOrNamed() throws {
-        defer { Paths.removeScratch(dir) }
         let format = SyntheticWAV(
             sampleRate: 8_000, channels: 2, bitsPerSample: 16, samples: [UInt8](repeating: 1, count: 8_000))
         // A fmt chunk declaring 0x7FFFFFF0 bytes with the data chunk after it: 2 GiB, 8 KB on disk (sparse).

@@ -5,9 +5,10 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.serialized) struct NothingToPlayTests {
+@Suite(.serialized) final class NothingToPlayTests {
     let dir: URL
     init() throws { dir = try Paths.makeScratch("nothing") }
+    deinit { Paths.removeScratch(dir) }
 
     func write(_ name: String, frames: Int) throws -> String {
         try SyntheticWAV.tone(frames: frames).write(to: dir.appendingPathComponent(name))

@@ -3,9 +3,10 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.serialized) struct PlaylistCLITests {
+@Suite(.serialized) final class PlaylistCLITests {
     let dir: URL
     init() throws { dir = try Paths.makeScratch("playlist") }
+    deinit { Paths.removeScratch(dir) }
 
     /// A short mono 8-bit file whose every sample is `marker`, so the output shows which file played when.
     @discardableResult

@@ -16,7 +16,7 @@ struct LabCleanupTests {
     }
 
     /// A lab with its PulseAudio, parec, a sniffer and receivers (one under faketime, which forks: a grandchild)
-    /// is killed by its time limit mid-run: none of its processes and none of its namespaces are left.
+    /// is killed by its time limit mid-run: none of its processes, namespaces or scratch files are left.
     @Test func aLabKilledByItsTimeLimitLeavesNothing() throws {
         var run = MultiRoomRun(senders: ["sleep 600"], receivers: ["sleep 600", "sleep 600"])
         run.seconds = 60
@@ -41,6 +41,7 @@ struct LabCleanupTests {
         #expect(left.isEmpty, "left running after the lab was killed: \(left)")
         let leftNamespaces = NetworkLab.namespaceNames().filter { $0.hasPrefix(started.namespacePrefix) }
         #expect(leftNamespaces.isEmpty, "namespaces left: \(leftNamespaces)")
+        #expect(started.scratchDirectories.isEmpty, "scratch left: \(started.scratchDirectories)")
         print("a killed lab: cleaned up in \(cleanup)")
     }
 
@@ -90,7 +91,12 @@ struct LabCleanupTests {
     @Test func withPulseAudioKilledTakesItsServerAlong() throws {
         let marker = ProcessMarker()
         let script = Paths.packageRoot.appendingPathComponent("scripts/with-pulseaudio.sh").path
-        let wrapper = try Run.launch("/bin/bash", [script, "sleep", "600"], environment: marker.environment)
+        // Its scratch directory (which a SIGKILL leaves: no trap sees it) goes into one of the test's.
+        let scratch = try Paths.makeScratch("with-pulseaudio")
+        defer { Paths.removeScratch(scratch) }
+        let wrapper = try Run.launch(
+            "/bin/bash", [script, "sleep", "600"],
+            environment: marker.environment.merging(["TMPDIR": scratch.path]) { $1 })
         defer { marker.killAll() }
         try #require(
             waitUntil(20) { names(marker).contains("pulseaudio") && names(marker).contains("sleep") },

@@ -207,6 +207,14 @@ public enum MultiRoomLab {
         public let marker: ProcessMarker
         /// The prefix of the namespaces the script makes (`ytn<its PID>m`).
         public var namespacePrefix: String { "\(NetworkLab.namePrefix)\(process.pid)m" }
+        /// The script's scratch directories (in the temporary directory; one, while it runs).
+        public var scratchDirectories: [URL] {
+            let temporary = FileManager.default.temporaryDirectory
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+            return names.filter { $0.hasPrefix("yt-gst-multiroom.\(process.pid).") }.map {
+                temporary.appendingPathComponent($0)
+            }
+        }
     }
 
     /// Starts the script. It dies with the test process (`setpriv --pdeathsig KILL`), and its own children with it
@@ -219,11 +227,13 @@ public enum MultiRoomLab {
     }
 
     /// Waits for the script up to `seconds` (then kills it), and then leaves nothing of it however it ended: every
-    /// process that carries its marker (grandchildren too, in any session or namespace) and its namespaces.
+    /// process that carries its marker (grandchildren too, in any session or namespace), its namespaces and its
+    /// scratch directory.
     public static func finish(_ started: Started, within seconds: Double) -> RunResult {
         let result = started.process.wait(timeout: seconds)
         started.marker.killAll()
         NetworkLab.removeNamespaces(withPrefix: started.namespacePrefix)
+        started.scratchDirectories.forEach(Paths.removeScratch)
         return result
     }
 
