@@ -50,7 +50,8 @@
 # Prints one JSON object: the skew report (scripts/skew.py's `analyse_receivers`: receiver 1 = left, receiver 2 =
 # right, receiver 3 = center with every pair), "first_sample_ms" (where in {noise} each receiver's sound begins, by
 # correlating its first 0.3 s with the file; 0 = nothing cut), "start_skip_ms" (the largest jump in {noise} within
-# each receiver's first second of sound; 0 = played straight through), "steady_latency_ms" (sending → sound at the start of
+# each receiver's first second of sound; 0 = played straight through), "resume_jumps_ms" (per receiver, how far in
+# {noise} its sound went on after each silence of 0.3 s or more, a pause, from where it stopped), "steady_latency_ms" (sending → sound at the start of
 # the steady stretch) and "steady_latency" (its track along the stretch: drift in µs per real second and range, see
 # skew.py's `latency_track`), "first_packet_lead_ms" (how much earlier than the stream's first sample was due its
 # first packet came), "device" plus "lab": the commands run, their exit statuses and log tails, and
@@ -641,6 +642,7 @@ def main():
             report["first_sample_ms"] = skew.first_samples(data, source, RATE, report["first_sound_s"])
             report["start_skip_ms"] = skew.start_skips(data, source, RATE, report["first_sound_s"],
                                                        report["first_sample_ms"])
+            report["resume_jumps_ms"] = skew.resume_jumps(data, source, RATE, report["first_sample_ms"])
         report["lab"] = {"seconds_recorded": round(len(data) / RATE, 3), "processes": statuses}
         # A late receiver's latency counts from its own start.
         for i, start_ns in joined.items():

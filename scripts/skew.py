@@ -350,6 +350,49 @@ def start_skips(data, source, rate, first_sound_s, first_samples_ms, length_s=1.
     return result
 
 
+def resume_jumps(data, source, rate, first_samples_ms, pause_s=0.3, piece_s=0.02, reach_s=0.2):
+    """Where each channel's sound goes on in `source` after each silence of `pause_s` or more (a pause), against where
+    it stopped (ms; 0: on from where it stopped, positive: skipped ahead, negative: repeated): a list per channel,
+    None for a channel without a first sample (and in the list for a resumption not found within `reach_s`). Each
+    stretch's end is found by its last `piece_s`, each resumption by its first, near where the stretch before
+    ended."""
+    result = {}
+    piece, reach, pause = int(piece_s * rate), int(reach_s * rate), int(pause_s * rate)
+    src = source.astype(np.float64)
+
+    def locate(heard, around):
+        low = max(around - reach, 0)
+        window = src[low:around + reach + piece]
+        if len(heard) < piece or len(window) < piece or not heard.any():
+            return None
+        corr = np.correlate(window, heard, mode="valid")
+        k = int(np.argmax(corr))
+        norm = np.sqrt(np.sum(heard ** 2) * np.sum(window[k:k + piece] ** 2)) or 1.0
+        return low + k if corr[k] / norm > 0.5 else None
+
+    for index, name in enumerate(("left", "right", "center")[: data.shape[1]]):
+        channel = data[:, index].astype(np.float64)
+        loud = np.flatnonzero(channel)
+        start_ms = first_samples_ms.get(name)
+        if len(loud) == 0 or start_ms is None:
+            result[name] = None
+            continue
+        breaks = np.flatnonzero(np.diff(loud) > pause)
+        starts = [int(loud[0])] + [int(loud[b + 1]) for b in breaks]
+        ends = [int(loud[b]) + 1 for b in breaks] + [int(loud[-1]) + 1]
+        position, jumps = int(round(start_ms * rate / 1000)), []  # where in `source` the stretch begins
+        for number, (begin, end) in enumerate(zip(starts, ends)):
+            if number > 0:
+                found = locate(channel[begin:begin + piece], stopped)
+                jumps.append(None if found is None else round((found - stopped) * 1000 / rate, 3))
+                position = stopped if found is None else found
+            last = max(end - piece, begin)
+            found = locate(channel[last:end], position + last - begin)
+            stopped = (position + last - begin if found is None else found) + end - last
+        result[name] = jumps
+    return result
+
+
 def latency_track(data, source, timeline, start_ns, since_ns, step_s=1.0, length_s=0.5, piece_s=0.1):
     """Sending to sound along the steady stretch, per channel: every `step_s` from `since_ns` (+ 1 s) to the end of
     the recording, the sample heard there is found in the source (the first by its `length_s` over the whole

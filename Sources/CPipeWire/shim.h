@@ -32,8 +32,7 @@ typedef struct {
     __typeof__(pw_stream_dequeue_buffer) *stream_dequeue_buffer;
     __typeof__(pw_stream_queue_buffer) *stream_queue_buffer;
     __typeof__(pw_stream_get_time_n) *stream_get_time_n;
-    __typeof__(pw_stream_flush) *stream_flush;
-    __typeof__(pw_stream_state_as_string) *stream_state_as_string;
+    __typeof__(pw_stream_set_active) *stream_set_active;
 } CPW_Library;
 
 /// Fills `library` from libpipewire-0.3.so.0 (loaded now if it is not yet) and initialises PipeWire.
@@ -62,8 +61,7 @@ static inline const char *CPW_load(CPW_Library *library) {
     CPW_SYMBOL(stream_dequeue_buffer, pw_stream_dequeue_buffer)
     CPW_SYMBOL(stream_queue_buffer, pw_stream_queue_buffer)
     CPW_SYMBOL(stream_get_time_n, pw_stream_get_time_n)
-    CPW_SYMBOL(stream_flush, pw_stream_flush)
-    CPW_SYMBOL(stream_state_as_string, pw_stream_state_as_string)
+    CPW_SYMBOL(stream_set_active, pw_stream_set_active)
 #undef CPW_SYMBOL
     library->init(NULL, NULL);
     return NULL;

@@ -141,6 +141,9 @@ public struct SkewReport: Decodable, Sendable, CustomStringConvertible {
     public var firstSampleMs: PerChannel?
     /// The largest jump in the sent noise within each receiver's first second of sound, in ms (0: none).
     public var startSkipMs: PerChannel?
+    /// Per receiver ("left", "right", "center"), how far in the sent noise its sound went on after each pause (a
+    /// silence of 0.3 s or more) from where it stopped, in ms (0: where it stopped; nil: not found).
+    public var resumeJumpsMs: [String: [Double?]?]?
     /// How much earlier than the stream's first sample was due (sent at the pace of the rest) its first packet came.
     public var firstPacketLeadMs: Double?
     public var lab: Lab

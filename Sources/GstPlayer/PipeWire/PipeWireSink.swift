@@ -105,6 +105,9 @@ enum PipeWireSink {
         }
         sinkClass.pointee.delay = { sink in guint(clamping: PipeWireSink.output(of: sink).delay()) }
         sinkClass.pointee.reset = { sink in PipeWireSink.output(of: sink).reset() }
+        sinkClass.pointee.extension.pointee.clear_all = { sink in PipeWireSink.output(of: sink).reset() }
+        sinkClass.pointee.pause = { sink in PipeWireSink.output(of: sink).pause() }
+        sinkClass.pointee.resume = { sink in PipeWireSink.output(of: sink).resume() }
     }
 
     /// Runs a vmethod's work: TRUE, or FALSE after posting its failure as the element's error.
