@@ -85,6 +85,10 @@ static inline GstAudioBaseSink *CGst_audio_base_sink(GstElement *element) { retu
 static inline gint CGst_audio_base_sink_rate(GstAudioBaseSink *sink) {
     return sink->ringbuffer ? GST_AUDIO_INFO_RATE(&sink->ringbuffer->spec.info) : 0;
 }
+/// Sets an audio sink class's `clear_all` (what a flush calls), which sits in the class's extension (a pointer).
+static inline void CGst_audio_sink_class_set_clear_all(GstAudioSinkClass *klass, void (*clear_all)(GstAudioSink *)) {
+    klass->extension->clear_all = clear_all;
+}
 /// Replaces the buffer a probe sees with a writable one (the probe's data field is a macro).
 static inline GstBuffer *CGst_probe_writable_buffer(GstPadProbeInfo *info) {
     GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
