@@ -85,8 +85,12 @@ static inline GstAudioBaseSink *CGst_audio_base_sink(GstElement *element) { retu
 static inline gint CGst_audio_base_sink_rate(GstAudioBaseSink *sink) {
     return sink->ringbuffer ? GST_AUDIO_INFO_RATE(&sink->ringbuffer->spec.info) : 0;
 }
-/// Sets an audio sink class's `clear_all` (what a flush calls), which sits in the class's extension (a pointer).
+/// Sets an audio sink subclass's `clear_all` (what a flush calls) in an extension of its own. Why not through
+/// `klass->extension` as it is: GstAudioSink sets that pointer once, in its own class_init, and every subclass's copy
+/// points at GstAudioSink's own extension, so a `clear_all` set there was every audio sink's: alsasink's flushes
+/// called ytpipewiresink's, and the receiver crashed. Each class has its own copy of the class private data.
 static inline void CGst_audio_sink_class_set_clear_all(GstAudioSinkClass *klass, void (*clear_all)(GstAudioSink *)) {
+    klass->extension = G_TYPE_CLASS_GET_PRIVATE(klass, GST_TYPE_AUDIO_SINK, GstAudioSinkClassExtension);
     klass->extension->clear_all = clear_all;
 }
 /// Replaces the buffer a probe sees with a writable one (the probe's data field is a macro).

@@ -40,4 +40,19 @@ import Testing
         #expect(data[start..<start + noise.samples.count].elementsEqual(noise.samples), "the samples changed")
         #expect(data[(start + noise.samples.count)...].allSatisfy { $0 == 0 }, "sound after the file's end")
     }
+
+    /// An ALSA output (`alsasink` on ALSA's null device, which every libasound has) plays a file from `--start`,
+    /// which flushes the sink: every audio sink keeps its own flush. (Broken once: ytpipewiresink's flush was set
+    /// where every GstAudioSink subclass found it, and alsasink's flush called it: the player died of SIGILL.)
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/alsa/alsa.conf"), "needs libasound"))
+    func anALSAOutputFlushesOnItsOwn() throws {
+        let dir = try Paths.makeScratch("alsa")
+        defer { Paths.removeScratch(dir) }
+        let input = try SyntheticWAV.tone(frequency: 440, frames: 48_000, rate: 48_000, channels: 2)
+            .write(to: dir.appendingPathComponent("tone.wav"))
+        let played = try Run.ytGst(
+            ["play", input, "--sink", "alsasink device=null", "--start", "0.5", "--status", "none", "--no-mpris"],
+            timeout: 30)
+        #expect(played.termination == .exited(0), "\(played.termination): \(played.stderr)")
+    }
 }
