@@ -103,8 +103,23 @@ REALTIME = [tool("chrt"), "--rr", "10"]
 def faketime(ppm):
     """The prefix that runs a command with its clocks `ppm` fast: libfaketime fakes CLOCK_MONOTONIC from the real
     time, so it is set back by OFF = realtime - monotonic to stay where it is, and runs faster from there."""
+    remove_stale_faketime_files()
     offset = (time.clock_gettime_ns(time.CLOCK_REALTIME) - time.monotonic_ns()) / 1e9
     return ["faketime", "-m", "-f", f"-{offset:.6f} x{1 + ppm / 1e6:.6f}"]
+
+
+def remove_stale_faketime_files(shm="/dev/shm"):
+    """Removes what `faketime` processes that no longer run left in `shm`. faketime shares its start time through
+    faketime_shm_<PID> and sem.faketime_sem_<PID>, and removes them when it ends by itself; killed (as the lab stops
+    what it started), it left them (62 pairs after a day of lab runs), and a later faketime given the same PID
+    refused to start: "sem_open: File exists"."""
+    for name in os.listdir(shm):
+        prefix, _, pid = name.rpartition("_")
+        if prefix in ("faketime_shm", "sem.faketime_sem") and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            try:
+                os.remove(os.path.join(shm, name))
+            except FileNotFoundError:
+                pass
 
 
 def run(argv, check=True):
@@ -289,6 +304,7 @@ class Lab:
         for server in reversed(self.servers):
             server.kill()
             server.wait()
+        remove_stale_faketime_files()
         for ns in reversed(self.namespaces):
             subprocess.run([IP, "netns", "del", ns], capture_output=True)
 

@@ -87,6 +87,39 @@ struct LabCleanupTests {
         #expect(names(started.marker).isEmpty, "left running by the lab itself: \(names(started.marker))")
     }
 
+    /// faketime shares its start time through files in /dev/shm named by its PID and removes them only when it ends
+    /// by itself: killed, as a lab stops what it started, it left them, and a later faketime given that PID refused
+    /// to start ("sem_open: File exists"). A lab with a faketime'd receiver removes, as it starts one and as it
+    /// ends, those of every faketime no longer running: a stale pair planted here, and its own.
+    @Test func aLabRemovesWhatKilledFaketimesLeft() throws {
+        let pidMax =
+            Int(
+                (try? String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 32768
+        let dead = try #require(
+            (2..<pidMax).reversed().first { !FileManager.default.fileExists(atPath: "/proc/\($0)") })
+        let planted = ["faketime_shm_\(dead)", "sem.faketime_sem_\(dead)"].map { "/dev/shm/" + $0 }
+        for path in planted { FileManager.default.createFile(atPath: path, contents: Data()) }
+        defer { for path in planted { try? FileManager.default.removeItem(atPath: path) } }
+
+        var run = MultiRoomRun(senders: ["sleep 600"], receivers: ["sleep 600", "sleep 600"])
+        run.fast = [1: 200]
+        let started = try MultiRoomLab.start(run)
+        defer { _ = MultiRoomLab.finish(started, within: 0) }
+        try #require(
+            waitUntil(30) { names(started.marker).contains("faketime") }, "no faketime: \(names(started.marker))")
+        #expect(planted.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "the planted pair is still there")
+        kill(started.process.pid, SIGTERM)
+        let result = started.process.wait(timeout: 30)
+        #expect(result.termination == .exited(143), "\(result.termination): \(result.stderr.suffix(500))")
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []).filter {
+            $0.hasPrefix("faketime_shm_") || $0.hasPrefix("sem.faketime_sem_")
+        }.filter { name in
+            !FileManager.default.fileExists(atPath: "/proc/\(name.split(separator: "_").last ?? "")")
+        }
+        #expect(left.isEmpty, "faketime's files of processes gone: \(left)")
+    }
+
     /// scripts/with-pulseaudio.sh killed (SIGKILL) while its command runs: its PulseAudio goes with it.
     @Test func withPulseAudioKilledTakesItsServerAlong() throws {
         let marker = ProcessMarker()
