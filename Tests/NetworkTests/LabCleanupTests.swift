@@ -99,8 +99,8 @@ struct LabCleanupTests {
         let dead = try #require(
             (2..<pidMax).reversed().first { !FileManager.default.fileExists(atPath: "/proc/\($0)") })
         let planted = ["faketime_shm_\(dead)", "sem.faketime_sem_\(dead)"].map { "/dev/shm/" + $0 }
-        for path in planted { FileManager.default.createFile(atPath: path, contents: Data()) }
         defer { for path in planted { try? FileManager.default.removeItem(atPath: path) } }
+        for path in planted { try #require(FileManager.default.createFile(atPath: path, contents: Data()), "\(path)") }
 
         var run = MultiRoomRun(senders: ["sleep 600"], receivers: ["sleep 600", "sleep 600"])
         run.fast = [1: 200]

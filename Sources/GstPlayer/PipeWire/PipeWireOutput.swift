@@ -197,11 +197,11 @@ final class PipeWireOutput: @unchecked Sendable {
         let started = generation
         while generation == started {
             if state == PW_STREAM_STATE_ERROR || stream == nil { return nil }
+            // Paused, the graph takes nothing until it plays again: the rest of the segment waits in the queue (the
+            // ring buffer thread drops what is not taken).
+            if paused { return queue.push(bytes, upTo: queue.capacity - queue.count) }
             // All of it or nothing: the sink's clock counts a segment as written once the whole of it is, so a
             // part queued while the rest waits would put the clock that part behind the speaker.
-            // Paused, the graph takes nothing until `resume`: the rest of the segment waits in the queue (the ring
-            // buffer thread drops what it is not taken).
-            if paused { return queue.push(bytes, upTo: queue.capacity - queue.count) }
             let room = min(requestedFrames + periodFrames, queue.capacity) - queue.count
             if room >= min(bytes.count / queue.frameSize, periodFrames) { return queue.push(bytes, upTo: room) }
             _ = library.thread_loop_timed_wait!(loop, 1)
@@ -265,20 +265,12 @@ final class PipeWireOutput: @unchecked Sendable {
         return Double(time.queued) + Double(time.buffered) + device + playing - elapsed
     }
 
-    /// Stops the graph taking from the stream, keeping what is queued and in the stream, and lets a waiting `write`
-    /// finish (the sink's `pause`); `resume` plays on from there. Why not `reset`, which GstAudioSink calls where
-    /// there is no `pause`: it dropped the queue and what the stream held, 16-24 ms of the file at every resume
-    /// (measured: `play` on the lab's PipeWire, paused and resumed through its IPC socket).
-    func pause() {
-        setPaused(true)
-    }
-
-    /// Lets the graph take from the stream again (the sink's `resume`).
-    func resume() {
-        setPaused(false)
-    }
-
-    private func setPaused(_ paused: Bool) {
+    /// Paused, the graph takes nothing from the stream, what is queued and in the stream is kept, and a waiting
+    /// `write` finishes; played again, the stream goes on from there (the sink's `pause` and `resume`). Why not
+    /// `reset`, which GstAudioSink calls where there is no `pause`: it dropped the queue and what the stream held,
+    /// 16-24 ms of the file at every resume (measured: `play` on the lab's PipeWire, paused and resumed through its
+    /// IPC socket).
+    func setPaused(_ paused: Bool) {
         guard let loop else { return }
         library.thread_loop_lock!(loop)
         self.paused = paused

@@ -106,8 +106,8 @@ enum PipeWireSink {
         sinkClass.pointee.delay = { sink in guint(clamping: PipeWireSink.output(of: sink).delay()) }
         sinkClass.pointee.reset = { sink in PipeWireSink.output(of: sink).reset() }
         CGst_audio_sink_class_set_clear_all(sinkClass) { sink in PipeWireSink.output(of: sink).reset() }
-        sinkClass.pointee.pause = { sink in PipeWireSink.output(of: sink).pause() }
-        sinkClass.pointee.resume = { sink in PipeWireSink.output(of: sink).resume() }
+        sinkClass.pointee.pause = { sink in PipeWireSink.output(of: sink).setPaused(true) }
+        sinkClass.pointee.resume = { sink in PipeWireSink.output(of: sink).setPaused(false) }
     }
 
     /// Runs a vmethod's work: TRUE, or FALSE after posting its failure as the element's error.
