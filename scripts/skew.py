@@ -316,6 +316,19 @@ def first_samples(data, source, rate, first_sound_s, length_s=0.3, before_s=0.05
     return result
 
 
+def locate_piece(src, heard, around, reach):
+    """Where in `src` the piece `heard` (a sound) is, within `reach` samples of `around`: its index, None where it
+    correlates too weakly there (0.5), False where `src` has too little left to look in."""
+    low = max(around - reach, 0)
+    window = src[low:around + reach + len(heard)]
+    if len(window) < len(heard):
+        return False
+    corr = np.correlate(window, heard, mode="valid")
+    k = int(np.argmax(corr))
+    norm = np.sqrt(np.sum(heard ** 2) * np.sum(window[k:k + len(heard)] ** 2)) or 1.0
+    return low + k if corr[k] / norm > 0.5 else None
+
+
 def start_skips(data, source, rate, first_sound_s, first_samples_ms, length_s=1.0, piece_s=0.02, reach_s=0.1):
     """How far each channel jumped in `source` within its first `length_s` of sound (ms; positive: skipped ahead,
     negative: repeated): every `piece_s` heard is found within `reach_s` of where the piece before it ended, and the
@@ -334,17 +347,15 @@ def start_skips(data, source, rate, first_sound_s, first_samples_ms, length_s=1.
         at, expected, largest = int(round(first * rate)), int(round(start_ms * rate / 1000)), 0
         for _ in range(int(length_s / piece_s)):
             heard = channel[at:at + piece]
-            low = max(expected - reach, 0)
-            window = src[low:expected + reach + piece]
-            if len(heard) < piece or len(window) < piece or not heard.any():
+            if len(heard) < piece or not heard.any():
                 break
-            corr = np.correlate(window, heard, mode="valid")
-            k = int(np.argmax(corr))
-            norm = np.sqrt(np.sum(heard ** 2) * np.sum(window[k:k + piece] ** 2)) or 1.0
-            if corr[k] / norm > 0.5:
-                jump = low + k - expected
+            found = locate_piece(src, heard, expected, reach)
+            if found is False:
+                break
+            if found is not None:
+                jump = found - expected
                 largest = jump if abs(jump) > abs(largest) else largest
-                expected = low + k
+                expected = found
             at, expected = at + piece, expected + piece
         result[name] = round(largest * 1000 / rate, 3)
     return result
@@ -361,14 +372,10 @@ def resume_jumps(data, source, rate, first_samples_ms, pause_s=0.3, piece_s=0.02
     src = source.astype(np.float64)
 
     def locate(heard, around):
-        low = max(around - reach, 0)
-        window = src[low:around + reach + piece]
-        if len(heard) < piece or len(window) < piece or not heard.any():
+        if len(heard) < piece or not heard.any():
             return None
-        corr = np.correlate(window, heard, mode="valid")
-        k = int(np.argmax(corr))
-        norm = np.sqrt(np.sum(heard ** 2) * np.sum(window[k:k + piece] ** 2)) or 1.0
-        return low + k if corr[k] / norm > 0.5 else None
+        found = locate_piece(src, heard, around, reach)
+        return None if found is False else found
 
     for index, name in enumerate(("left", "right", "center")[: data.shape[1]]):
         channel = data[:, index].astype(np.float64)
