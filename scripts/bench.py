@@ -177,9 +177,10 @@ class PulseRecording:
             if out.stdout.strip():
                 return
             time.sleep(0.02)
-        self.stop()
         self.err.seek(0)
-        raise RunFailed(f"parec did not start recording the null sink's monitor: {self.err.read().strip()}")
+        why = self.err.read().strip() or f"parec {'exited ' + str(self.proc.returncode) if self.proc.poll() is not None else 'still waiting'}"
+        self.stop()
+        raise RunFailed(f"parec did not start recording the null sink's monitor: {why}")
 
     def stop(self):
         if self.proc:

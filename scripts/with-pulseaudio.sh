@@ -14,7 +14,16 @@ setpriv --pdeathsig KILL pulseaudio --daemonize=no --exit-idle-time=-1 --disallo
   --load="module-native-protocol-unix socket=$work/native auth-anonymous=1" \
   --log-target="file:$work/pulseaudio.log" &
 pa=$!
-cleanup() { kill "$pa" 2>/dev/null || true; wait "$pa" 2>/dev/null || true; rm -rf "$work"; }
+# A server that died before the command ended says why (its log goes with the directory).
+cleanup() {
+  if kill "$pa" 2>/dev/null; then wait "$pa" 2>/dev/null || true
+  else
+    status=0; wait "$pa" 2>/dev/null || status=$?
+    echo "with-pulseaudio.sh: PulseAudio ended before the command did (status $status); its log ends:" >&2
+    tail -n 20 "$work/pulseaudio.log" >&2 || true
+  fi
+  rm -rf "$work"
+}
 trap cleanup EXIT
 for _ in $(seq 100); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
 pactl info >/dev/null 2>&1 || { echo "PulseAudio did not start; log:" >&2; cat "$work/pulseaudio.log" >&2; exit 1; }

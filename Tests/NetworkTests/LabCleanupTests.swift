@@ -138,4 +138,21 @@ struct LabCleanupTests {
         let gone = waitUntil(5) { !names(marker).contains("pulseaudio") }
         #expect(gone, "PulseAudio outlived its with-pulseaudio.sh: \(names(marker))")
     }
+
+    /// A server that dies under scripts/with-pulseaudio.sh (the quick bench's aborted once, and its log went with
+    /// the script's directory) is reported with its status and the end of its log.
+    @Test func withPulseAudioSaysWhyItsServerDied() throws {
+        let marker = ProcessMarker()
+        defer { marker.killAll() }
+        let script = Paths.packageRoot.appendingPathComponent("scripts/with-pulseaudio.sh").path
+        let abortServer =
+            "pa=$(pgrep -x -P $PPID pulseaudio); kill -ABRT $pa; while kill -0 $pa 2>/dev/null; do sleep 0.05; done"
+        let result = try Run.launch("/bin/bash", [script, "bash", "-c", abortServer], environment: marker.environment)
+            .wait(timeout: 30)
+        #expect(result.termination == .exited(0), "\(result.termination): \(result.stderr.suffix(500))")
+        #expect(
+            result.stderr.contains("PulseAudio ended before the command did (status 134); its log ends:"),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("W: [pulseaudio]"), "no log lines: \(result.stderr)")
+    }
 }
