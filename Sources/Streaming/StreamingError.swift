@@ -70,6 +70,9 @@ public enum StreamingWarning: Sendable {
     case noSenderClock(sender: String, port: Int)
     /// A delay was asked of a receiver that is not synchronised: only a synchronised one can move its output.
     case delayNeedsSync
+    /// The audio server did not say where an output's stream plays within `milliseconds`
+    /// (`ReceiverSync.outputPositionLimit`): that output starts off by up to as much and moves once to its place.
+    case outputNotPlaced(milliseconds: Int)
 }
 
 /// Why a caller stopped a session.

@@ -489,6 +489,20 @@ import Testing
         #expect(PulseStreamClock.placed(askedSince: start) == true)
         #expect(PulseStreamClock.placed(askedSince: start + 2) == nil, "asked before the wait began")
     }
+
+    /// The wait for the outputs' positions ends when they are placed or need no placing, and says when it gave up.
+    @Test func theWaitForOutputPositionsSaysWhetherItGotThem() {
+        var asked = 0
+        #expect(ReceiverSync.waitUntilPlaced(within: .seconds(5)) { nil })
+        #expect(
+            ReceiverSync.waitUntilPlaced(within: .seconds(5)) {
+                asked += 1; return asked >= 3
+            })
+        #expect(asked == 3)
+        let start = ContinuousClock.now
+        #expect(!ReceiverSync.waitUntilPlaced(within: .milliseconds(20)) { false })
+        #expect(ContinuousClock.now - start >= .milliseconds(20))
+    }
 }
 
 @Suite struct ReferenceClockTests {

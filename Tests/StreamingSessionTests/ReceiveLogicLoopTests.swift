@@ -23,6 +23,8 @@ import Testing
         var arrivals = 0
         var jitterBufferStats: Structure? = nil
         var finalisesAfter: Int? = 1
+        /// What `start` says went less well.
+        var startWarnings: [StreamingWarning] = []
 
         /// `buffers` of decoded audio (and as many arrivals) so far.
         init(buffers: Int = 10) {
@@ -32,7 +34,10 @@ import Testing
             arrivals = buffers
         }
 
-        func start() throws(GstError) { operations.append(.start) }
+        func start() throws(GstError) -> [StreamingWarning] {
+            operations.append(.start)
+            return startWarnings
+        }
         func stop() { operations.append(.stop) }
         func setVolume(_ volume: Double) { operations.append(.setVolume(volume)) }
         func setMute(_ muted: Bool) { operations.append(.setMute(muted)) }
@@ -272,5 +277,17 @@ import Testing
         let warnings = events.compactMap { if case .warning(let warning) = $0 { warning } else { nil } }
         #expect(warnings.count == 2, "one delayNeedsSync and the repeated pipeline warning once: \(warnings)")
         #expect(warnings.contains { if case .delayNeedsSync = $0 { true } else { false } })
+    }
+
+    /// An output the audio server placed too late (`ReceiverSync.waitForOutputPositions` reached its limit) is
+    /// reported, once, as the session starts.
+    @Test func anOutputNotPlacedInTimeIsAWarning() throws {
+        let output = StandInOutput()
+        output.startWarnings = [.outputNotPlaced(milliseconds: 60)]
+        let (result, events) = Self.receive(Self.rtp, output, before: { control in control.stop() })
+        #expect(try result.get().reason == .stopped(.requested))
+        let warnings = events.compactMap { if case .warning(let warning) = $0 { warning } else { nil } }
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.contains { if case .outputNotPlaced(60) = $0 { true } else { false } })
     }
 }

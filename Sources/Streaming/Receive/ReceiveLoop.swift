@@ -61,7 +61,9 @@ final class ReceiveLoop: SessionLoopHandler {
     /// Runs until the stream ends.
     func run() throws(StreamingError) -> ReceiveSession.Ending {
         defer { output.stop() }
-        do { try output.start() } catch { throw session.streamError(error, plan: plan, connected: false) }
+        let noticed: [StreamingWarning]
+        do { noticed = try output.start() } catch { throw session.streamError(error, plan: plan, connected: false) }
+        for warning in noticed { session.observer(.warning(warning)) }
         if configuration.realtimeThreads { RealtimeThreads.raiseAudioServerThreads() }
         return try SessionLoop.run(self, bus: output, commands: session.commands, first: session.early)
     }

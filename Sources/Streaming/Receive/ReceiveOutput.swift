@@ -5,7 +5,8 @@ import GstPlayer
 /// when the stream ends) run the same against a test's recording stand-in, without a network or an output.
 protocol ReceiveOutput: EventBus where Event == Message {
     /// Counts what flows, then plays; a synchronised receiver's outputs are aligned on the way.
-    func start() throws(GstError)
+    /// - Returns: what went less well than it should on the way, for the session to report.
+    func start() throws(GstError) -> [StreamingWarning]
     /// Stops the pipeline and lets go of what watches it.
     func stop()
     /// The decoded audio so far; nil before `start()`.
@@ -45,7 +46,7 @@ final class ReceivePipeline: ReceiveOutput {
         self.sync = sync
     }
 
-    func start() throws(GstError) {
+    func start() throws(GstError) -> [StreamingWarning] {
         gain = try VolumeRamp(on: pipeline.element(named: ReceivePlan.volumeName), gain: muted ? 0 : volume)
         counter = try pipeline.element(named: "received").countFlow(onPad: "src")
         arrivalCounter = try pipeline.element(named: plan.networkSourceName).countFlow(onPad: "src")
@@ -55,13 +56,17 @@ final class ReceivePipeline: ReceiveOutput {
                 category: "srtlib", level: .info, patterns: [SRTRejectReason.handshakeLogMarker],
                 pipeline: pipeline, messageName: ApplicationMessage.srtRejected.rawValue)
         }
+        var noticed: [StreamingWarning] = []
         if let sync {
             // autoaudiosink makes its sink when it goes to READY; an output opened early (PAUSED) stays open.
             if pipeline.state() != .paused { try pipeline.setState(.ready) }
             try sync.alignOutputs(of: pipeline, jitterBuffer: pipeline.element(named: "rtpbin"))
-            sync.waitForOutputPositions(of: pipeline)
+            if !sync.waitForOutputPositions(of: pipeline) {
+                noticed.append(.outputNotPlaced(milliseconds: ReceiverSync.outputPositionLimitMilliseconds))
+            }
         }
         try pipeline.setState(.playing)
+        return noticed
     }
 
     func stop() {

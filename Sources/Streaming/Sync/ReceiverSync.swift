@@ -124,7 +124,8 @@ public final class ReceiverSync {
     }
 
     /// The longest `waitForOutputPositions` waits: a PulseAudio stream played 1-25 ms after it was started (lab).
-    static let outputPositionLimit = Duration.milliseconds(60)
+    static let outputPositionLimitMilliseconds = 60
+    static let outputPositionLimit = Duration.milliseconds(outputPositionLimitMilliseconds)
 
     /// Before the pipeline plays: reads every audio sink's clock until `PulseStreamClock` knows where each stream
     /// is (the first reading starts a PulseAudio stream, silent until the first sample), at most
@@ -133,15 +134,25 @@ public final class ReceiverSync {
     /// with their first sample, pipewire-pulse's among them). The packets wait on the socket meanwhile, each
     /// stamped with its own arrival (`prepare`). At the limit (a server that does not answer) the stream's first
     /// position comes later and the output's first move is as large as the wait.
-    func waitForOutputPositions(of pipeline: Pipeline) {
+    /// - Returns: whether every stream was placed in time (or had nothing to wait for).
+    func waitForOutputPositions(of pipeline: Pipeline) -> Bool {
         let sinks = pipeline.allElements().filter(\.isAudioBaseSink)
         let start = PulseStreamClock.monotonicMicroseconds()
-        let deadline = ContinuousClock.now + ReceiverSync.outputPositionLimit
-        while true {
+        return ReceiverSync.waitUntilPlaced(within: ReceiverSync.outputPositionLimit) {
             for sink in sinks { _ = sink.providedClockTime }
-            guard PulseStreamClock.placed(askedSince: start) == false, ContinuousClock.now < deadline else { return }
+            return PulseStreamClock.placed(askedSince: start)
+        }
+    }
+
+    /// Asks `placed` (which reads the outputs' clocks: the reading is what gets a position) every 2 ms until it is
+    /// not false (true, or nil: nothing to place), at most `limit`; whether it came to that.
+    static func waitUntilPlaced(within limit: Duration, _ placed: () -> Bool?) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while placed() == false {
+            guard ContinuousClock.now < deadline else { return false }
             usleep(2_000)
         }
+        return true
     }
 
     /// Hands every audio sink of the (READY or early opened) pipeline to an `OutputAligner`, with buffers small enough for the

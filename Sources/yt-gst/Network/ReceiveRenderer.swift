@@ -93,6 +93,9 @@ final class ReceiveRenderer {
             "\(sender) publishes no clock on UDP port \(port) (not a yt-gst sender?); playing unsynchronised"
         case .delayNeedsSync:
             "a delay needs a synchronised receiver"
+        case .outputNotPlaced(let milliseconds):
+            "the audio server did not say where the output plays within \(milliseconds) ms; it may start up"
+                + " to that much off and then move once"
         }
     }
 
