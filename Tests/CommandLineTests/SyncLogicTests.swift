@@ -490,6 +490,24 @@ import Testing
         #expect(PulseStreamClock.placed(askedSince: start + 2) == nil, "asked before the wait began")
     }
 
+    /// The fitted stream time is on while any synchronised receiver holds a `Use`: one that ends (or plays
+    /// unsynchronised after all) does not turn it off under another that still plays in step, as one flag for the
+    /// process did; it is off again when the last goes.
+    @Test func theFittedStreamTimeIsOnWhileAnyReceiverUsesIt() {
+        let before = PulseStreamClock.users.load(ordering: .relaxed)
+        do {
+            let playing = PulseStreamClock.Use()
+            do {
+                let ending = PulseStreamClock.Use()
+                #expect(PulseStreamClock.isEnabled)
+                withExtendedLifetime(ending) {}
+            }
+            #expect(PulseStreamClock.isEnabled, "one receiver's end turned it off under another")
+            withExtendedLifetime(playing) {}
+        }
+        #expect(PulseStreamClock.users.load(ordering: .relaxed) == before)
+    }
+
     /// The wait for the outputs' positions ends when they are placed or need no placing, and says when it gave up.
     @Test func theWaitForOutputPositionsSaysWhetherItGotThem() {
         var asked = 0

@@ -110,6 +110,10 @@ extension ReceiveSession {
         guard configuration.synchronised, case .rtp(_, let port, _, let caps, _) = plan, let packetGuard,
             (try? pipeline.element(named: "received"))?.pipelineSynchronizesToClock ?? true
         else { return .success(nil) }
+        // pulsesink's clock is what the aligners compare with the shared one: an unbiased one, from a stream that
+        // plays when its first sample is placed (see PulseStreamClock.StreamState.startsWhenAsked), from before the
+        // output opens (its stream is marked as it connects) to the end of the ReceiverSync that takes this over.
+        let streamClockUse = PulseStreamClock.Use()
         // READY binds the ports: from here on the stream's packets queue on the socket until the pipeline plays.
         let source: Element
         do {
@@ -129,7 +133,8 @@ extension ReceiveSession {
             return .failure(missing)
         case .success(let sender):
             observer(.senderFound(address: sender.sender))
-            let sync = try makeSync(plan, sender: sender, pipeline: pipeline, opened: opened)
+            let sync = try makeSync(
+                plan, sender: sender, pipeline: pipeline, opened: opened, streamClockUse: streamClockUse)
             if sync == nil {
                 // No clock to follow: the jitter buffer's latency as without synchronisation, and the output opens
                 // again, with its own buffer, when the pipeline plays.
@@ -190,7 +195,8 @@ extension ReceiveSession {
     /// The shared clock, synced, and the timing of `pipeline` on it; nil when the sender publishes no clock (said
     /// as a warning) or a stop came while waiting for it.
     private func makeSync(
-        _ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline, opened: EarlyOutput?
+        _ plan: ReceivePlan, sender: FirstPacket, pipeline: Pipeline, opened: EarlyOutput?,
+        streamClockUse: PulseStreamClock.Use
     ) throws(StreamingError) -> ReceiverSync? {
         guard case .rtp(_, let port, _, let caps, let sdpClock) = plan else { return nil }
         let rtpCaps = caps ?? RTPFormat.knownCapsByPayloadType[sender.payloadType]
@@ -218,7 +224,7 @@ extension ReceiveSession {
         let latency = configuration.latencyMilliseconds ?? ReceiverSync.defaultLatencyMilliseconds
         let sync = ReceiverSync(
             clock: shared, latency: ClockTime(nanoseconds: UInt64(latency) * 1_000_000),
-            delay: Int64(configuration.delayMilliseconds) * 1_000_000, rate: rate)
+            delay: Int64(configuration.delayMilliseconds) * 1_000_000, rate: rate, streamClockUse: streamClockUse)
         do throws(GstError) {
             sync.prepare(
                 pipeline, networkSource: try pipeline.element(named: plan.networkSourceName),

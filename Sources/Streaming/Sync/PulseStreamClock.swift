@@ -39,8 +39,19 @@ import Synchronization
 /// to `streamTime`, so the `pulsesink` plugin's calls reach it first; libpulse's own is found in the already loaded library. Off
 /// (`isEnabled` false) it is libpulse's, unchanged.
 public enum PulseStreamClock {
-    /// Whether streams in this process get the fitted time (a synchronised receiver's output turns it on).
-    static let isEnabled = Atomic<Bool>(false)
+    /// Whether streams in this process get the fitted time: while a synchronised receiver holds a `Use`.
+    static var isEnabled: Bool { users.load(ordering: .relaxed) > 0 }
+    /// How many `Use`s live.
+    static let users = Atomic<Int>(0)
+
+    /// Turns the fitted time on for every stream of the process (pulsesink's and, through libpulse, those of ALSA's
+    /// `pulse` plugin) for as long as it lives. Why counted: a program that embeds several receivers must not have
+    /// one that ends, or plays unsynchronised after all, turn it off under another that still plays in step (its
+    /// output's clock would fall back to libpulse's time, milliseconds off).
+    final class Use: Sendable {
+        init() { PulseStreamClock.users.add(1, ordering: .relaxed) }
+        deinit { PulseStreamClock.users.subtract(1, ordering: .relaxed) }
+    }
 
     /// Poll interval, the windows (µs) of the slope's and of the value's fit, the share of snapshots (the fastest)
     /// whose line gives the slope, and the quantile that gives the value.
@@ -450,7 +461,7 @@ extension PulseStreamClock {
         _ volume: UnsafeRawPointer?, _ syncStream: OpaquePointer?
     ) -> Int32 {
         guard let library = Library.shared else { return -noData }
-        let starts = isEnabled.load(ordering: .relaxed) && isPlainPulseAudio(stream)
+        let starts = isEnabled && isPlainPulseAudio(stream)
         // A stream at the address of an earlier one starts with nothing of it.
         streams.withLock { $0[address(of: stream)] = starts ? StreamState(startsWhenAsked: true) : nil }
         return library.connectPlayback(stream, device, attributes, flags | notMonotonic, volume, syncStream)
@@ -465,7 +476,7 @@ extension PulseStreamClock {
     /// 175 ms in, measured in the multi-room lab). The exported `pa_stream_get_time` forwards here.
     public static func streamTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
         guard let library = PulseStreamClock.Library.shared else { return -1 }
-        guard PulseStreamClock.isEnabled.load(ordering: .relaxed), let stream, let time,
+        guard PulseStreamClock.isEnabled, let stream, let time,
             let spec = library.sampleSpec(stream)
         else {
             let result = library.getTime(stream, time)

@@ -27,8 +27,11 @@ public final class ReceiverSync {
     let rate: Int
     /// One per audio sink.
     private(set) var aligners: [OutputAligner] = []
+    /// pulsesink's clock, which the aligners compare with the shared one, from `PulseStreamClock` while this plays.
+    private let streamClockUse: PulseStreamClock.Use
 
-    init(clock: Clock, latency: ClockTime, delay: Int64, rate: Int) {
+    init(clock: Clock, latency: ClockTime, delay: Int64, rate: Int, streamClockUse: PulseStreamClock.Use) {
+        self.streamClockUse = streamClockUse
         self.clock = clock
         self.latency = latency
         self.delay = SharedDelay(delay)
@@ -94,17 +97,13 @@ public final class ReceiverSync {
     typealias SizedOutputs = [(sink: Element, property: String)]
 
     /// Gives every audio sink of the pipeline the synchronised buffer (`outputBufferMicroseconds`) and period,
-    /// unless the user set them: before the sink opens its device, which takes them then. Turns `PulseStreamClock`
-    /// on (for the process) where there is one.
+    /// unless the user set them: before the sink opens its device, which takes them then.
     ///
     /// - Returns: the properties it set, for `unsizeOutputs`.
     @discardableResult
     static func sizeOutputs(of pipeline: Pipeline) throws(GstError) -> SizedOutputs {
         var sized: SizedOutputs = []
         for sink in pipeline.allElements() where sink.isAudioBaseSink {
-            // pulsesink's clock is what the aligners compare with the shared one: an unbiased one, from a stream that
-            // plays when its first sample is placed (see PulseStreamClock.StreamState.startsWhenAsked).
-            PulseStreamClock.isEnabled.store(true, ordering: .relaxed)
             for (property, value) in [
                 ("buffer-time", ReceiverSync.outputBufferMicroseconds),
                 ("latency-time", ReceiverSync.outputPeriodMicroseconds),
@@ -116,11 +115,9 @@ public final class ReceiverSync {
         return sized
     }
 
-    /// Puts back what `sizeOutputs` set, and turns `PulseStreamClock` off: for a receiver that plays
-    /// unsynchronised after all.
+    /// Puts back what `sizeOutputs` set: for a receiver that plays unsynchronised after all.
     static func unsizeOutputs(_ sized: SizedOutputs) {
         for (sink, property) in sized { sink.resetToDefault(property) }
-        PulseStreamClock.isEnabled.store(false, ordering: .relaxed)
     }
 
     /// The longest `waitForOutputPositions` waits: a PulseAudio stream played 1-25 ms after it was started (lab).
