@@ -690,6 +690,11 @@ def multiroom_cells(report, scenario):
     skips = [abs(v) for v in (report.get("start_skip_ms") or {}).values() if v is not None]
     if skips and max(skips) >= 1:
         note = "; ".join(filter(None, [note, f"skipped {max(skips):.0f} ms within its first second"]))
+    dropouts = [(ms, at, name) for name, runs in (report.get("gaps_s") or {}).items() for at, ms in runs]
+    if dropouts:  # the longest, placed: which receiver, how far into its sound
+        ms, at, name = max(dropouts)
+        receiver = {"left": 1, "right": 2, "center": 3}[name]
+        note = "; ".join(filter(None, [note, f"longest dropout in receiver {receiver}, {at:.1f} s in"]))
     if report["windows"] == 0:
         note = "no window where both played"
     steady = report.get("steady") or {}

@@ -198,6 +198,12 @@ def gaps(channel, rate):
     return (max(runs) * 1000 / rate if runs else 0.0), len(runs)
 
 
+def gaps_at(channel, rate, since):
+    """Where `gaps` are: [seconds after sample `since` (the channel's first sound), length in ms] for each run."""
+    return [[round((first - since) / rate, 3), round((end - first) * 1000 / rate, 3)]
+            for first, end in silent_runs(channel)]
+
+
 def common_gaps(channels, rate, least_ms=1.0):
     """Dropouts of at least `least_ms` heard in every channel at once (overlapping by that much): the audio server
     or the recorder lost them, not one receiver (each plays its own channel). Returns {"count", "longest_ms"}."""
@@ -227,7 +233,8 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, tim
     windows, skipped_silent, skipped_uncorrelated; median_us (signed lag), mean_us, p99_abs_us and max_abs_us
     (of |lag - expect|), drift_us_per_s (least-squares slope of lag over time), range_us (max - min of the lag);
     first_sound_s {left, right} (recording time) and, with a `Timeline` and send_ns, latency_ms {left, right} (send
-    -> first sound); longest_gap_ms and gap_count {left, right, max}; with join_ns, settle_s (join -> in bound) and
+    -> first sound); longest_gap_ms and gap_count {left, right, max}, gaps_s {left, right} (each dropout: seconds
+    after that channel's first sound, ms); with join_ns, settle_s (join -> in bound) and
     the statistics of the windows after that (after_settle); with warmup_s (and timeline, send_ns), those of the
     windows from that long after sending on (steady); with with_lags, lags [[t_s, lag_us, peak], ...].
     """
@@ -260,6 +267,7 @@ def analyse(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=100.0, tim
     gap_left, gap_right = gaps(left, rate), gaps(right, rate)
     report["longest_gap_ms"] = {"left": gap_left[0], "right": gap_right[0], "max": max(gap_left[0], gap_right[0])}
     report["gap_count"] = {"left": gap_left[1], "right": gap_right[1]}
+    report["gaps_s"] = {name: gaps_at(ch, rate, first[name] or 0) for name, ch in (("left", left), ("right", right))}
     report["common_gaps"] = common_gaps([left, right], rate)
     if join_ns is not None and timeline is not None:
         since = timeline.position(join_ns) / rate
@@ -468,6 +476,7 @@ def analyse_receivers(data, rate=RATE, expect_us=0.0, bound_us=50.0, max_lag_ms=
             report["longest_gap_ms"]["center"] = pair["longest_gap_ms"]["right"]
             report["longest_gap_ms"]["max"] = max(report["longest_gap_ms"]["max"], pair["longest_gap_ms"]["right"])
             report["gap_count"]["center"] = pair["gap_count"]["right"]
+            report["gaps_s"]["center"] = pair["gaps_s"]["right"]
     for key in ("p99_abs_us", "max_abs_us"):
         values = [v[key] for v in report["pairs"].values() if v[key] is not None]
         report["worst_" + key] = max(values) if values else None
@@ -577,12 +586,15 @@ def self_test():
         "first_sound_right_s (expect 3.0)": r["first_sound_s"]["right"],
         "longest_gap_right_ms (expect 7)": r["longest_gap_ms"]["right"],
         "gap_count_left (expect 0)": r["gap_count"]["left"],
+        "gaps_s_right (expect [[2.0, 7.0]])": r["gaps_s"]["right"],
         "settle_s (expect 0.1..0.6)": r["settle_s"],
     }
     ok_books = (abs(checks["latency_left_ms (expect 400)"] - 400) < 0.1
                 and abs(checks["first_sound_right_s (expect 3.0)"] - 3.0) < 1e-4
                 and abs(checks["longest_gap_right_ms (expect 7)"] - 7) < 0.05
                 and checks["gap_count_left (expect 0)"] == 0
+                and len(r["gaps_s"]["right"]) == 1 and abs(r["gaps_s"]["right"][0][0] - 2.0) < 1e-3
+                and abs(r["gaps_s"]["right"][0][1] - 7.0) < 0.05
                 and r["settle_s"] is not None and 0.1 <= r["settle_s"] <= 0.6)
     results.append({"case": "bookkeeping", **checks, "ok": ok_books})
     # The time axis: a device 200 ppm fast (48 009.6 samples a real second) on which the sound keeps 80 ms after

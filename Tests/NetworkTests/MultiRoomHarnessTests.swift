@@ -27,6 +27,14 @@ struct MultiRoomHarnessTests {
 
     init() { NetworkLab.removeStale() }
 
+    /// scripts/skew.py's own cases, on synthetic channels: known delays, a drift, dropouts and their bookkeeping
+    /// (first sound, latency, where each dropout is), a device's time axis.
+    @Test func theAnalysisPassesItsSelfTest() throws {
+        let script = Paths.packageRoot.appendingPathComponent("scripts/skew.py").path
+        let result = try Run.launch("/usr/bin/python3", [script, "--self-test"]).wait(timeout: 120)
+        #expect(result.termination == .exited(0), "\(result.stdout.suffix(3000)) \(result.stderr.suffix(500))")
+    }
+
     /// One receiver plays both channels, the right one 480 samples later: the recording, the analysis and the
     /// bookkeeping must give 10 000 µs, no dropout, and the right channel's first sound 10 ms after the left's.
     @Test func oneSinkWithAKnownDelayMeasuresExactly() throws {
