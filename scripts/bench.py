@@ -177,8 +177,10 @@ class PulseRecording:
             if out.stdout.strip():
                 return
             time.sleep(0.02)
+        # Read before stop() closes it.
         self.err.seek(0)
-        why = self.err.read().strip() or f"parec {'exited ' + str(self.proc.returncode) if self.proc.poll() is not None else 'still waiting'}"
+        status = self.proc.poll()
+        why = self.err.read().strip() or ("no record stream after 10 s" if status is None else f"parec exited {status}")
         self.stop()
         raise RunFailed(f"parec did not start recording the null sink's monitor: {why}")
 
