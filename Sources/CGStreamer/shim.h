@@ -11,6 +11,16 @@
 #include <gst/controller/controller.h>
 #include <glib-unix.h>
 #include <gio/gio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/// A kernel clock in ns, read by the system call (Swift cannot call the variadic `syscall`): see KernelClock.swift.
+static inline int64_t CGst_kernel_clock_ns(clockid_t clock) {
+    struct timespec now;
+    syscall(SYS_clock_gettime, clock, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
 
 static inline GstClockTime CGst_second(void) { return GST_SECOND; }
 static inline GstClockTime CGst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }

@@ -5,9 +5,6 @@
 #define YT_GST_PIPEWIRE_SHIM_H
 
 #include <dlfcn.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 #include <pipewire/pipewire.h>
 #include <spa/param/audio/format-utils.h>
 
@@ -89,15 +86,6 @@ static inline const struct spa_pod *CPW_audio_format(uint8_t *buffer, uint32_t s
 /// The first data block of a buffer, and its chunk (what was written into it).
 static inline struct spa_data *CPW_buffer_data(struct pw_buffer *buffer) {
     return buffer->buffer->n_datas > 0 ? &buffer->buffer->datas[0] : NULL;
-}
-
-/// The kernel's CLOCK_MONOTONIC in ns, read by the system call: the clock PipeWire stamps its timing with
-/// (pw_time.now), even in a process whose libc clock is shifted or scaled (libfaketime interposes clock_gettime,
-/// not the system call).
-static inline int64_t CPW_kernel_monotonic_ns(void) {
-    struct timespec now;
-    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
 #endif

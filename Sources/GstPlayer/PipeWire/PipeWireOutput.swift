@@ -124,9 +124,9 @@ final class PipeWireOutput: @unchecked Sendable {
                     + "running for this user (XDG_RUNTIME_DIR, PIPEWIRE_REMOTE)?", debug: "pw_stream_connect: \(result)"
             )
         }
-        let deadline = CPW_kernel_monotonic_ns() + 5_000_000_000
+        let deadline = KernelClock.nanoseconds(CLOCK_MONOTONIC) + 5_000_000_000
         while state != PW_STREAM_STATE_PAUSED && state != PW_STREAM_STATE_STREAMING
-            && state != PW_STREAM_STATE_ERROR && CPW_kernel_monotonic_ns() < deadline
+            && state != PW_STREAM_STATE_ERROR && KernelClock.nanoseconds(CLOCK_MONOTONIC) < deadline
         {
             _ = library.thread_loop_timed_wait!(loop, 1)
         }
@@ -222,14 +222,14 @@ final class PipeWireOutput: @unchecked Sendable {
     /// then put the rooms' first samples up to 4.4 ms off; why not after the next cycle: its reading still fell
     /// short now and then (by up to 234 frames, 4.9 ms, in 5 of 20 rooms; the cycles after it agreed within 25).
     private func framesBeforeFirstWrite() -> Int {
-        let asked = CPW_kernel_monotonic_ns()
+        let asked = KernelClock.nanoseconds(CLOCK_MONOTONIC)
         let settled = cycles + 2
         while cycles < settled && state == PW_STREAM_STATE_STREAMING
-            && CPW_kernel_monotonic_ns() - asked < Self.firstCycleLimit
+            && KernelClock.nanoseconds(CLOCK_MONOTONIC) - asked < Self.firstCycleLimit
         {
             _ = library.thread_loop_timed_wait!(loop, 1)
         }
-        let waited = Double(CPW_kernel_monotonic_ns() - asked) / 1e9 * Double(rate)
+        let waited = Double(KernelClock.nanoseconds(CLOCK_MONOTONIC) - asked) / 1e9 * Double(rate)
         return Int((inStream() + waited).rounded())
     }
 
@@ -261,7 +261,7 @@ final class PipeWireOutput: @unchecked Sendable {
         // further: a graph that stalls stops the clock with the sound.
         let playing = Double(requestedFrames)
         // On the kernel's clock, as PipeWire stamped `now`: a process under libfaketime must not mix in its own.
-        let elapsed = min(Double(CPW_kernel_monotonic_ns() - time.now) / 1e9 * Double(rate), playing)
+        let elapsed = min(Double(KernelClock.nanoseconds(CLOCK_MONOTONIC) - time.now) / 1e9 * Double(rate), playing)
         return Double(time.queued) + Double(time.buffered) + device + playing - elapsed
     }
 

@@ -1,5 +1,8 @@
-// yt-gst — libpulse's two calls that PulseStreamClock takes over, as C symbols: an executable that exports them
-// (the linker's --dynamic-list with scripts/exported-symbols.list, see Package.swift) gets pulsesink's calls first.
+// yt-gst — libpulse's calls that PulseStreamClock takes over, as C symbols: an executable that exports them (the
+// linker's --dynamic-list with scripts/exported-symbols.list, see Package.swift) gets pulsesink's (and libpulse's
+// own) calls first.
+import Glibc
+import GstPlayer
 
 /// libpulse's `pa_stream_get_time`, interposed where the executable exports it: `PulseStreamClock` answers, with
 /// libpulse's own time unless a synchronised receiver turned its fitted clock on.
@@ -16,4 +19,17 @@ public func paStreamConnectPlayback(
     _ volume: UnsafeRawPointer?, _ syncStream: OpaquePointer?
 ) -> Int32 {
     PulseStreamClock.connectPlayback(stream, device, attributes, flags, volume, syncStream)
+}
+
+/// libpulse's `pa_gettimeofday`, interposed where the executable exports it: the kernel's wall clock, on which the
+/// server stamps its timing snapshots. Why: libpulse keeps the server's stamp of a snapshot only when it lies between
+/// the request and the answer on this process's wall clock; a process whose C library clock is shifted or scaled
+/// (libfaketime) lost every stamp, and `PulseStreamClock` stamped its snapshots at their arrival instead, 25-35 µs
+/// late (measured in the multi-room lab: a room whose clocks ran 200 ppm fast sat 45 µs behind the others). Where the
+/// C library's clock is the kernel's, as on every machine not under libfaketime, nothing changes.
+@_cdecl("pa_gettimeofday")
+public func paGetTimeOfDay(_ time: UnsafeMutablePointer<timeval>?) -> UnsafeMutablePointer<timeval>? {
+    let now = KernelClock.nanoseconds(CLOCK_REALTIME)
+    time?.pointee = timeval(tv_sec: Int(now / 1_000_000_000), tv_usec: Int(now % 1_000_000_000 / 1000))
+    return time
 }

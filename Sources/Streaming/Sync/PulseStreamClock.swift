@@ -2,6 +2,7 @@
 // where it was taken, instead of libpulse's smoothed interpolation; and, for every stream, never libpulse's time
 // wrapped below zero.
 import Glibc
+import GstPlayer
 import Synchronization
 
 /// Replaces `pa_stream_get_time` (what `pulsesink`'s clock reads, so what `OutputAligner` compares with the shared
@@ -14,8 +15,9 @@ import Synchronization
 /// window, never backwards) turns each into seconds of error: measured, two streams on one PulseAudio wander ±0.5 to
 /// 1.8 ms apart while each believes itself within 20 µs. Here: a snapshot every 20 ms; the position it gives (read
 /// index − sink latency, taken together by the server) is stamped where the server sent it (its wall clock, read
-/// right after the snapshot, on this process's clock), or, where that is not known or not within the round trip
-/// (another host's clock, or either side under libfaketime), at its arrival: the request is the slow leg (it
+/// right after the snapshot, on this process's clock; libpulse compares it with the kernel's wall clock, see
+/// `pa_gettimeofday`), or, where that is not known or not within the round trip (another host's clock, or a server
+/// under libfaketime), at its arrival: the request is the slow leg (it
 /// waits for libpulse's main loop and the server's; 180–570 µs median in the lab), the answer is back 25–45 µs
 /// after the server sent it. (Stamped halfway through the round trip, as before, each stream's points came
 /// 100–250 µs early, by as much as its own round trips, and two streams on one server were held 60 µs apart.)
@@ -323,11 +325,10 @@ public enum PulseStreamClock {
         UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(stream)))
     }
 
-    static func monotonicMicroseconds() -> UInt64 { microseconds(CLOCK_MONOTONIC) }
-
-    static func microseconds(_ clock: clockid_t) -> UInt64 {
+    /// This process's monotonic clock (the pipeline's) in µs.
+    static func monotonicMicroseconds() -> UInt64 {
         var now = timespec()
-        clock_gettime(clock, &now)
+        clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 
@@ -342,7 +343,8 @@ public enum PulseStreamClock {
     static let snapshotArrived: Library.SuccessCallback = { stream, success, _ in
         guard let stream else { return }
         let arrived = monotonicMicroseconds()
-        let wallClockAhead = Double(microseconds(CLOCK_REALTIME)) - Double(arrived)
+        // The server's stamps are on the kernel's wall clock (see `pa_gettimeofday`), `arrived` on this process's.
+        let wallClockAhead = Double(KernelClock.nanoseconds(CLOCK_REALTIME)) / 1000 - Double(arrived)
         let key = address(of: stream)
         var point: Double? = nil
         var serverTime: Double? = nil
@@ -381,7 +383,7 @@ public enum PulseStreamClock {
     }
 
     /// When the server sent a snapshot (µs on its wall clock), right after it took it; nil where libpulse found
-    /// the server's wall clock not this process's (it then puts its own guess there).
+    /// the server's wall clock not the kernel's here (it then puts its own guess there).
     static func sent(_ info: UnsafeRawPointer) -> Double? {
         guard info.load(fromByteOffset: TimingInfo.synchronizedClocks, as: Int32.self) != 0 else { return nil }
         let seconds = info.load(fromByteOffset: TimingInfo.timestamp, as: Int.self)
@@ -391,8 +393,8 @@ public enum PulseStreamClock {
 
     /// The position (frames) a timing snapshot (`pa_timing_info`) gives: the server's read index less what its
     /// sink still holds; nil while the stream is not playing or the read index is not valid. Whatever libpulse's
-    /// `synchronized_clocks`: it is false for every snapshot of a server whose clock runs at its own rate (as under
-    /// libfaketime) or is set otherwise (another host), whose positions are as good (only their stamp is not).
+    /// `synchronized_clocks`: it is false for every snapshot of a server whose clock runs at its own rate (a server
+    /// under libfaketime) or is set otherwise (another host), whose positions are as good (only their stamp is not).
     static func position(in info: UnsafeRawPointer, rate: Double, frameBytes: Double) -> Double? {
         guard rate > 0, frameBytes > 0, info.load(fromByteOffset: TimingInfo.playing, as: Int32.self) != 0,
             info.load(fromByteOffset: TimingInfo.readIndexCorrupt, as: Int32.self) == 0
