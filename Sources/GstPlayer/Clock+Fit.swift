@@ -14,16 +14,18 @@ import Synchronization
 /// and 28-54 µs in their first 8 s (GStreamer's: 19-55 and 57-517), with one receiver's clocks 200 ppm fast alike.
 ///
 /// The line: of the exchanges of the last `window`, the rate from the fastest `rateShare` (at least
-/// `rateMinimum`; once they span `rateSpan`, else the nominal rate), refitted without outliers beyond 4 × MAD
-/// (where those left still span `rateSpan`), the nominal rate where it is beyond `plausibleRate`; the offset from
-/// the median of the fastest `offsetShare` (at least 3) along that rate.
+/// `rateMinimum`; once they span `rateSpan`, or `quickRateSpan` with a slope known to `quickRateError`; until then
+/// from the bursts' exchanges (`Clock.seed`'s), which do that 0.3 s after the first; else the nominal rate),
+/// refitted without outliers beyond 4 × MAD (where those left still span as much), the nominal rate where it is
+/// beyond `plausibleRate`; the offset from the median of the fastest `offsetShare` (at least 3) along that rate.
 struct ExchangeFit: Sendable {
     /// One exchange (ns): the midpoint of its round trip on the follower's internal clock, the server's time
-    /// there, and the round trip.
+    /// there, the round trip, and whether it was one of a burst's (`Clock.seed`'s, each answered before the next).
     struct Exchange: Equatable, Sendable {
         var local: UInt64
         var remote: UInt64
         var roundTrip: UInt64
+        var inBurst = false
     }
 
     /// What `gst_clock_set_calibration` takes: the clock reads `external` when its internal clock reads `local`,
@@ -54,15 +56,17 @@ struct ExchangeFit: Sendable {
         // Offsets (remote − local) relative to the latest's, against local time from it: small numbers, exact in a
         // Double whatever the clocks' epochs (an NTP clock counts from 1900).
         let base = Int64(bitPattern: latest.remote &- latest.local)
-        let byRoundTrip = exchanges.sorted { $0.roundTrip < $1.roundTrip }.map {
+        func point(_ exchange: Exchange) -> (x: Double, y: Double) {
             (
-                x: Double(Int64(bitPattern: $0.local &- latest.local)),
-                y: Double(Int64(bitPattern: $0.remote &- $0.local) &- base)
+                x: Double(Int64(bitPattern: exchange.local &- latest.local)),
+                y: Double(Int64(bitPattern: exchange.remote &- exchange.local) &- base)
             )
         }
+        let byRoundTrip = exchanges.sorted { $0.roundTrip < $1.roundTrip }.map(point)
         let count = byRoundTrip.count
-        let slope = ExchangeFit.rate(
-            of: byRoundTrip.prefix(share(ExchangeFit.rateShare, ExchangeFit.rateMinimum, count)))
+        let slope =
+            ExchangeFit.rate(of: byRoundTrip.prefix(share(ExchangeFit.rateShare, ExchangeFit.rateMinimum, count)))
+            ?? ExchangeFit.rate(of: exchanges.filter(\.inBurst).map(point)[...]) ?? 0
         let offsets = byRoundTrip.prefix(share(ExchangeFit.offsetShare, 3, count)).map { $0.y - slope * $0.x }.sorted()
         let offset = offsets[offsets.count / 2]
         return Calibration(
@@ -75,14 +79,14 @@ struct ExchangeFit: Sendable {
         min(max(Int(Double(count) * share), minimum), count)
     }
 
-    /// The slope of offset against time through `points` without their outliers; 0 (the nominal rate) while they
-    /// are fewer than 4 or span less than `rateSpan`, or when it is further off than `plausibleRate`. The line
-    /// without outliers only where those left still span `rateSpan`: a seed's burst is most of the fastest points
-    /// for seconds, and the later ones among them lie off the line through the burst by more than its tiny scatter
+    /// The slope of offset against time through `points` without their outliers; nil while they are fewer than 4
+    /// or span too little (`spanningFit`), 0 (the nominal rate) when it is further off than `plausibleRate`. The line
+    /// without outliers only where those left still span enough: a seed's burst is most of the fastest points for
+    /// seconds, and the later ones among them lie off the line through the burst by more than its tiny scatter
     /// (measured: 7 exchanges within 0.1 ms, ±0.2 µs; 4 × that dropped every later point), and the burst's own
     /// slope was thousands of ppm (see ExchangeFitTests.aSeedsBurstIsNoRate).
-    private static func rate(of points: ArraySlice<(x: Double, y: Double)>) -> Double {
-        guard let line = spanningFit(points) else { return 0 }
+    private static func rate(of points: ArraySlice<(x: Double, y: Double)>) -> Double? {
+        guard let line = spanningFit(points) else { return nil }
         let residuals = points.map { abs($0.y - line.intercept - line.slope * $0.x) }
         let mad = residuals.sorted()[residuals.count / 2]
         let kept = zip(points, residuals).filter { $0.1 <= max(4 * mad, 1000) }.map(\.0)
@@ -94,14 +98,32 @@ struct ExchangeFit: Sendable {
     /// fitted rate further off is its points' noise.
     static let plausibleRate = 1000e-6
 
-    /// The least-squares line through `points` where they are 4 or more and span `rateSpan`.
+    /// How short a span gives a rate whose standard error is at most `quickRateError`: the seed's bursts 0.3 s apart
+    /// (exchanges of 10-20 µs round trips, scattered by tenths of a µs) give one within 1 ppm; a GStreamer client's
+    /// answers (round trips of 90-150 µs, each tens of µs off) seldom do before they span `rateSpan`. Why: until the
+    /// fastest exchanges spanned a second (2-4 s, while the seed's burst was most of them), a follower whose clock
+    /// ran 200 ppm fast took the nominal rate, and its room drifted 400-650 µs from the others, then back (measured
+    /// in the multi-room lab, 3 runs in 6).
+    static let quickRateSpan = 250_000_000.0
+    static let quickRateError = 2e-6
+
+    /// The least-squares line through `points` where they are 4 or more and span `rateSpan`, or `quickRateSpan`
+    /// with a slope whose standard error is within `quickRateError`.
     private static func spanningFit(_ points: ArraySlice<(x: Double, y: Double)>) -> (slope: Double, intercept: Double)?
     {
         let xs = points.map(\.x)
-        guard points.count >= 4, let first = xs.min(), let last = xs.max(), last - first >= rateSpan else {
-            return nil
+        guard points.count >= 4, let first = xs.min(), let last = xs.max(), last - first >= quickRateSpan,
+            let line = fit(points)
+        else { return nil }
+        guard last - first < rateSpan else { return line }
+        let meanX = xs.reduce(0, +) / Double(xs.count)
+        let spread = xs.reduce(0) { $0 + ($1 - meanX) * ($1 - meanX) }
+        let squares = points.reduce(0) { sum, point in
+            let residual = point.y - line.intercept - line.slope * point.x
+            return sum + residual * residual
         }
-        return fit(points)
+        let slopeError = (squares / Double(points.count - 2) / spread).squareRoot()
+        return slopeError <= quickRateError ? line : nil
     }
 
     /// The least-squares line through points, nil for fewer than two distinct x.
@@ -146,15 +168,18 @@ final class FollowedTime: @unchecked Sendable {
     /// Adds exchanges to the fit and sets the clock from it.
     @discardableResult
     func add(_ exchanges: [ExchangeFit.Exchange]) -> ExchangeFit.Calibration? {
-        let calibration = fit.withLock { fit in
+        // Set while the fit is held: the client's answers and the seed's later bursts come on threads of their own,
+        // and the newest calibration is to be the one that stays.
+        let calibration = fit.withLock { fit -> ExchangeFit.Calibration? in
             for exchange in exchanges { fit.add(exchange) }
-            return fit.calibration
+            guard let calibration = fit.calibration else { return nil }
+            gst_clock_set_calibration(
+                clock, GstClockTime(calibration.local), GstClockTime(calibration.external),
+                GstClockTime((calibration.rate * Double(FollowedTime.rateDenominator)).rounded()),
+                GstClockTime(FollowedTime.rateDenominator))
+            return calibration
         }
         guard let calibration else { return nil }
-        gst_clock_set_calibration(
-            clock, GstClockTime(calibration.local), GstClockTime(calibration.external),
-            GstClockTime((calibration.rate * Double(FollowedTime.rateDenominator)).rounded()),
-            GstClockTime(FollowedTime.rateDenominator))
         synced.store(true, ordering: .releasing)
         return calibration
     }

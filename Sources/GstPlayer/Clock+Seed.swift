@@ -56,7 +56,7 @@ extension Clock {
 
     /// Sets a network clock (`following`, `ntp`) from a short burst of its own protocol's exchanges (the fit's
     /// first points: the offset of the fastest, at the nominal rate) and marks it synced, unless it has had an
-    /// answer already.
+    /// answer already; for GStreamer's protocol, more bursts follow for the rate (`burstDelays`).
     ///
     /// Why: GStreamer's client needs 4 answers before it is synced and waits 250 ms after any answer whose round
     /// trip is more than twice its average, which on a busy machine is often (250 ms to 2 s to sync): receivers
@@ -65,13 +65,65 @@ extension Clock {
     public func seed(within limit: Duration) -> Bool {
         guard let server, let followed else { return isSynced }
         guard !isSynced else { return true }
-        let exchanges = Clock.exchanges(with: server, on: raw, within: limit)
-        guard !exchanges.isEmpty else { return isSynced }
+        guard Clock.burst(with: server, on: raw, into: followed, within: limit) else { return isSynced }
+        if !server.ntp { burstAgain() }
+        return true
+    }
+
+    /// When more bursts follow the seed's (µs after it), and how long each may take. Why: the fit's rate needs
+    /// exchanges that span a time, and the client's answers, each tens of µs off, give one within a few ppm only
+    /// after seconds; two bursts 0.3 s apart give it within 1 ppm (`ExchangeFit.quickRateSpan`). Until then a
+    /// follower whose clock ran 200 ppm fast played at the nominal rate: its room drifted 400-650 µs from the others
+    /// in its first 2-4 s (measured in the multi-room lab, 3 runs in 6). (Not for NTP: see `askInterval`.)
+    static let burstDelays: [UInt32] = [300_000, 1_000_000, 3_000_000]
+    static let burstLimit = Duration.milliseconds(100)
+
+    /// Makes the bursts of `burstDelays` on a thread of its own, while this clock lives. (A thread that sleeps, not
+    /// a dispatch timer: under libfaketime, as the multi-room lab runs a receiver with fast clocks, those never
+    /// fired.)
+    private func burstAgain() {
+        let context = Unmanaged.passRetained(WeakClock(self)).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                let weak = Unmanaged<WeakClock>.fromOpaque(context!).takeRetainedValue()
+                var slept: UInt32 = 0
+                for delay in Clock.burstDelays {
+                    usleep(delay - slept)
+                    slept = delay
+                    guard let clock = weak.clock, let server = clock.server, let followed = clock.followed else {
+                        break
+                    }
+                    _ = Clock.burst(with: server, on: clock.raw, into: followed, within: Clock.burstLimit)
+                }
+                return nil
+            }, context)
+        if started == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<WeakClock>.fromOpaque(context).release()
+        }
+    }
+
+    /// A clock that a thread may use without keeping it alive.
+    private final class WeakClock: @unchecked Sendable {
+        weak var clock: Clock?
+        init(_ clock: Clock) { self.clock = clock }
+    }
+
+    /// Adds a burst of exchanges with `server` (timed on `clock`) to `followed`; whether any was answered.
+    private static func burst(
+        with server: TimeServer, on clock: UnsafeMutablePointer<GstClock>, into followed: FollowedTime,
+        within limit: Duration
+    ) -> Bool {
+        let exchanges = Clock.exchanges(with: server, on: clock, within: limit)
+        guard !exchanges.isEmpty else { return false }
         followed.add(
             exchanges.map {
                 ExchangeFit.Exchange(
                     local: $0.sent / 2 + $0.received / 2, remote: $0.serverReceived / 2 + $0.serverSent / 2,
-                    roundTrip: $0.roundTrip)
+                    roundTrip: $0.roundTrip, inBurst: true)
             })
         return true
     }

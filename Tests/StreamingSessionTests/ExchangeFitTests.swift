@@ -94,6 +94,42 @@ import Testing
         #expect(worst.error < 100_000, "time up to \(worst.error) ns off")
     }
 
+    /// A follower whose clock runs 200 ppm fast, seeded by a burst and another 0.3 s later (`Clock.burstDelays`), with
+    /// the client's slower answers between (as in `aSeedsBurstIsNoRate`): its rate is known within 2 ppm from the
+    /// second burst on, not seconds later (the nominal rate until then: its room drifted 200 µs a second). The
+    /// second burst's round trips are a little longer, so the fastest exchanges are all the first's.
+    @Test func twoBurstsGiveTheRateAtOnce() throws {
+        var random = SplitMix(seed: 11)
+        let ppm = 200.0
+        func local(_ time: Double) -> UInt64 { UInt64(time * (1 + ppm / 1e6)) }
+        var fit = ExchangeFit()
+        func burst(at start: Double, roundTrips: Double) {
+            for index in 0..<8 {
+                let sent = start + Double(index) * 15_000
+                let roundTrip = roundTrips + 1_000 * random.nextUnit()
+                let there = sent + roundTrip / 2 + 400 * random.nextUnit() - 200
+                fit.add(
+                    .init(
+                        local: local(sent + roundTrip / 2), remote: UInt64(there),
+                        roundTrip: UInt64(roundTrip * (1 + ppm / 1e6)), inBurst: true))
+            }
+        }
+        func client(at time: Double) {
+            let roundTrip = 90_000 + 60_000 * random.nextUnit()
+            let asymmetry = roundTrip / 4 * (2 * random.nextUnit() - 1)
+            fit.add(.init(local: local(time), remote: UInt64(time + asymmetry), roundTrip: UInt64(roundTrip)))
+        }
+        burst(at: 100_000_000, roundTrips: 11_000)
+        for index in 2...3 { client(at: Double(index) * 100_000_000) }
+        burst(at: 400_000_000, roundTrips: 13_000)
+        let expected = 1 / (1 + ppm / 1e6)
+        for index in 5...12 {
+            client(at: Double(index) * 100_000_000)
+            let rate = try #require(fit.calibration).rate
+            #expect(abs(rate - expected) < 2e-6, "rate \((rate - 1) * 1e6) ppm at \(index * 100) ms")
+        }
+    }
+
     /// Exchanges whose fastest lie on a line 3,000 ppm steep (no two clocks run that far apart) give the nominal
     /// rate: such a slope is the noise of a few points.
     @Test func aRateNoClockHasIsNotTaken() throws {
