@@ -102,8 +102,8 @@ struct ExchangeFit: Sendable {
     /// (exchanges of 10-20 µs round trips, scattered by tenths of a µs) give one within 1 ppm; a GStreamer client's
     /// answers (round trips of 90-150 µs, each tens of µs off) seldom do before they span `rateSpan`. Why: until the
     /// fastest exchanges spanned a second (2-4 s, while the seed's burst was most of them), a follower whose clock
-    /// ran 200 ppm fast took the nominal rate, and its room drifted 400-650 µs from the others, then back (measured
-    /// in the multi-room lab, 3 runs in 6).
+    /// ran 200 ppm fast took the nominal rate, and its room drifted 100-650 µs from the others, then back (measured
+    /// in the multi-room lab: beyond 200 µs in 5 runs of 9).
     static let quickRateSpan = 250_000_000.0
     static let quickRateError = 2e-6
 

@@ -73,8 +73,9 @@ extension Clock {
     /// When more bursts follow the seed's (µs after it), and how long each may take. Why: the fit's rate needs
     /// exchanges that span a time, and the client's answers, each tens of µs off, give one within a few ppm only
     /// after seconds; two bursts 0.3 s apart give it within 1 ppm (`ExchangeFit.quickRateSpan`). Until then a
-    /// follower whose clock ran 200 ppm fast played at the nominal rate: its room drifted 400-650 µs from the others
-    /// in its first 2-4 s (measured in the multi-room lab, 3 runs in 6). (Not for NTP: see `askInterval`.)
+    /// follower whose clock ran 200 ppm fast played at the nominal rate: its room drifted 100-650 µs from the others
+    /// in its first 2-4 s (measured in the multi-room lab: beyond 200 µs in 5 runs of 9). (Not for NTP: see
+    /// `askInterval`.)
     static let burstDelays: [UInt32] = [300_000, 1_000_000, 3_000_000]
     static let burstLimit = Duration.milliseconds(100)
 
