@@ -53,8 +53,9 @@ final class PipeWireOutput: @unchecked Sendable {
     /// given without waiting for room.
     private var paused = false
 
-    /// libpipewire's functions, loaded once per process, or why they cannot be.
-    private static let loaded: Result<Library, Failure> = {
+    /// libpipewire's functions, loaded once per process (for every stream: `PipeWireCycles` too), or why they cannot
+    /// be.
+    static let loaded: Result<Library, Failure> = {
         var library = CPW_Library()
         if let problem = CPW_load(&library) {
             return .failure(
@@ -65,7 +66,7 @@ final class PipeWireOutput: @unchecked Sendable {
     }()
 
     /// The table of function pointers, written once when loaded and only read after.
-    private struct Library: @unchecked Sendable {
+    struct Library: @unchecked Sendable {
         let functions: CPW_Library
     }
 

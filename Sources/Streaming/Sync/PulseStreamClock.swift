@@ -35,7 +35,9 @@ import Synchronization
 /// (libpulse's own was 100–200 µs off then). A server whose position moves in steps, once a graph cycle
 /// (pipewire-pulse), has its value from the cycles' starts instead, which bursts of requests find (see
 /// `StreamState.burst`): measured in the multi-room lab, three rooms on pipewire-pulse were held 80-100 µs apart by
-/// the upper edge (steady p99 117-190 µs), 0-21 µs by the cycles' starts (steady p99 62-91 µs).
+/// the upper edge (steady p99 117-190 µs), 0-21 µs by the cycles' starts (steady p99 62-91 µs). Where PipeWire's
+/// graph can be watched from here (`PipeWireCycles`), each cycle start a burst finds is the graph's own, exact to the
+/// µs, and the line is theirs (`exactLine`): three rooms' steady p99 21-42 µs, and 21-42 µs from the first sound.
 ///
 /// How: `pa_stream_get_time` (PulseStreamClock+Export.swift), exported by the executable (see Package.swift), forwards
 /// to `streamTime`, so the `pulsesink` plugin's calls reach it first; libpulse's own is found in the already loaded library. Off
@@ -52,7 +54,10 @@ public enum PulseStreamClock {
     /// output's clock would fall back to libpulse's time, milliseconds off).
     final class Use: Sendable {
         init() { PulseStreamClock.users.add(1, ordering: .relaxed) }
-        deinit { PulseStreamClock.users.subtract(1, ordering: .relaxed) }
+        deinit {
+            guard PulseStreamClock.users.subtract(1, ordering: .relaxed).newValue == 0 else { return }
+            PulseStreamClock.endCycleWatches()
+        }
     }
 
     /// Poll interval, the windows (µs) of the slope's and of the value's fit, the share of snapshots (the fastest)
@@ -86,6 +91,11 @@ public enum PulseStreamClock {
     static let boundaryWindow = 10_000_000.0
     static let widestBracket = 500.0
     static let leastStep = 16.0
+    /// How long (µs) after its cycle's start a stream's new position is seen, at most (measured in the multi-room
+    /// lab: 110-500 µs), and how long the cycle starts placed by the graph's timing span before their slope is their
+    /// own (see `exactLine`).
+    static let latestSeen = 2_000.0
+    static let exactSpan = 100_000.0
     /// Bursts whose first answer moved on before a stream counts as one whose position moves continuously; bursts in
     /// a row that found no cycle start end the bursts.
     static let continuousLimit = 3
@@ -110,6 +120,7 @@ public enum PulseStreamClock {
             @convention(c) (OpaquePointer?, UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Void
         typealias GetServerInfo =
             @convention(c) (OpaquePointer?, ServerInfoCallback?, UnsafeMutableRawPointer?) -> OpaquePointer?
+        typealias ContextIsLocal = @convention(c) (OpaquePointer?) -> Int32
 
         let getTime: GetTime
         let connectPlayback: ConnectPlayback
@@ -121,6 +132,8 @@ public enum PulseStreamClock {
         let streamContext: StreamField
         let cork: Cork
         let serverInfo: GetServerInfo
+        let deviceName: StreamField
+        let contextIsLocal: ContextIsLocal
 
         static let shared: Library? = {
             guard let handle = dlopen("libpulse.so.0", RTLD_NOW | RTLD_NOLOAD) ?? dlopen("libpulse.so.0", RTLD_NOW)
@@ -135,12 +148,14 @@ public enum PulseStreamClock {
                 let frame: FrameSize = symbol("pa_frame_size"),
                 let context: StreamField = symbol("pa_stream_get_context"),
                 let cork: Cork = symbol("pa_stream_cork"),
-                let server: GetServerInfo = symbol("pa_context_get_server_info")
+                let server: GetServerInfo = symbol("pa_context_get_server_info"),
+                let device: StreamField = symbol("pa_stream_get_device_name"),
+                let local: ContextIsLocal = symbol("pa_context_is_local")
             else { return nil }
             return Library(
                 getTime: getTime, connectPlayback: connect, updateTimingInfo: update, operationUnref: unref,
                 timingInfo: info, sampleSpec: spec, frameSize: frame, streamContext: context, cork: cork,
-                serverInfo: server)
+                serverInfo: server, deviceName: device, contextIsLocal: local)
         }()
     }
 
@@ -170,8 +185,9 @@ public enum PulseStreamClock {
         var lastReturned: UInt64 = 0
         /// The stream's nominal rate (frames a second).
         var rate = 0.0
-        /// Where the stream's position was seen to move on to a new graph cycle's (see `burst`): the middle of the two
-        /// answers around it (µs), the new position (frames), and the time between the two (µs).
+        /// Where the stream's position was seen to move on to a new graph cycle's (see `burst`): the start of that
+        /// cycle where the graph is watched (`cycleStarts(of:)`), its round trip 0, or else the middle of the two
+        /// answers around it (µs); the new position (frames); and the time between the two answers (µs).
         var boundaries: [Snapshot] = []
         /// The burst under way: requests sent back to back, each as the answer before it arrives, until the position
         /// moves on. Why: pipewire-pulse gives the position its stream had at the start of the last graph cycle (in
@@ -200,7 +216,9 @@ public enum PulseStreamClock {
         /// which the server sent at `serverTime` (µs on this process's clock; nil: unknown): the position is
         /// stamped there when it lies within the round trip, at the arrival otherwise. Any answer lets the next
         /// request go; an answer within a burst is one step of it, not a snapshot.
-        mutating func answered(at arrived: Double, position: Double?, serverTime: Double? = nil) -> Outcome {
+        mutating func answered(
+            at arrived: Double, position: Double?, serverTime: Double? = nil, cycleAt: CycleAt? = nil
+        ) -> Outcome {
             guard requestSent != 0 else { return (false, false) }
             let roundTrip = arrived - Double(requestSent)
             let taken = serverTime.flatMap { (Double(requestSent)...arrived).contains($0) ? $0 : nil } ?? arrived
@@ -210,7 +228,9 @@ public enum PulseStreamClock {
                 return (false, false)
             }
             if let last = snapshots.last, taken - last.time > PulseStreamClock.gapLimit { startAfresh() }
-            if burst != nil { return burstAnswered(at: taken, position: position) }
+            if burst != nil {
+                return burstAnswered(at: taken, position: position, cycleAt: serverTime == nil ? nil : cycleAt)
+            }
             snapshots.append((taken, position, roundTrip))
             snapshots.removeAll { $0.time < taken - Double(PulseStreamClock.window) }
             absorbStep()
@@ -239,7 +259,7 @@ public enum PulseStreamClock {
         /// finds none within `burstLimit` ends; `fruitlessLimit` of them in a row (cycles that long) end the bursts
         /// and their cycle starts: the line is the periodic snapshots' upper edge again. An answer that came
         /// `burstLimit` after the one before (its request was given up on) ends the burst and counts for nothing.
-        mutating func burstAnswered(at taken: Double, position: Double) -> Outcome {
+        mutating func burstAnswered(at taken: Double, position: Double, cycleAt: CycleAt? = nil) -> Outcome {
             guard let before = burst else { return (false, false) }
             burst = nil
             let width = taken - before.time
@@ -259,7 +279,16 @@ public enum PulseStreamClock {
             fruitlessBursts = 0
             guard width <= PulseStreamClock.widestBracket else { return (false, false) }
             quantum = position - before.position  // answers this close are less than a cycle apart
-            boundaries.append(((before.time + taken) / 2, position, width))
+            // The move was seen after `before` and at most `latestSeen` after its cycle began: the one cycle start the
+            // graph's watch knows in that stretch is its (none or two there: the server was slower than that, or the
+            // cycles shorter; the middle of the answers is taken then, as without a watch).
+            let earliest = before.time - PulseStreamClock.latestSeen
+            if let cycle = cycleAt?(taken), cycle.start > earliest, cycle.start - cycle.period <= earliest {
+                boundaries.removeAll { $0.roundTrip > 0 }
+                boundaries.append((cycle.start, position, 0))
+            } else {
+                boundaries.append(((before.time + taken) / 2, position, width))
+            }
             boundaries.removeAll { $0.time < taken - PulseStreamClock.boundaryWindow }
             boundaries = Array(boundaries.suffix(PulseStreamClock.boundaryCount))
             return (true, false)
@@ -346,6 +375,8 @@ public enum PulseStreamClock {
         // The server's stamps are on the kernel's wall clock (see `pa_gettimeofday`), `arrived` on this process's.
         let wallClockAhead = Double(KernelClock.nanoseconds(CLOCK_REALTIME)) / 1000 - Double(arrived)
         let key = address(of: stream)
+        let steps = streams.withLock { $0[key]?.positionSteps == true }
+        let cycleAt = steps ? cycleStarts(of: stream) : nil
         var point: Double? = nil
         var serverTime: Double? = nil
         if success != 0, let library = Library.shared, let info = library.timingInfo(stream),
@@ -358,7 +389,8 @@ public enum PulseStreamClock {
         }
         let outcome: (refit: Bool, askAgain: Bool, state: StreamState)? = streams.withLock { all in
             guard var state = all[key] else { return nil }
-            let (refit, askAgain) = state.answered(at: Double(arrived), position: point, serverTime: serverTime)
+            let (refit, askAgain) = state.answered(
+                at: Double(arrived), position: point, serverTime: serverTime, cycleAt: cycleAt)
             if askAgain { state.requestSent = monotonicMicroseconds() }
             all[key] = state
             return (refit, askAgain, state)
@@ -409,8 +441,9 @@ public enum PulseStreamClock {
     /// `upperQuantile` of the last `valueWindow` otherwise; below 10 snapshots, the line of the nominal `rate`
     /// through that median or the median of the fastest. Nil without snapshots or a rate.
     static func fit(_ snapshots: [Snapshot], boundaries: [Snapshot] = [], rate: Double) -> Line? {
-        let byRoundTrip = snapshots.sorted { $0.roundTrip < $1.roundTrip }
         guard let latest = snapshots.last else { return nil }
+        if let line = exactLine(boundaries, rate: rate, origin: latest.time) { return line }
+        let byRoundTrip = snapshots.sorted { $0.roundTrip < $1.roundTrip }
         /// The median of the cycles' starts along `slope`, where there are `leastBoundaries` of them.
         func boundaryValue(slope: Double) -> Double? {
             guard boundaries.count >= leastBoundaries else { return nil }
@@ -441,6 +474,28 @@ public enum PulseStreamClock {
 }
 
 extension PulseStreamClock {
+    /// The line through the cycles' starts that the graph's own timing placed (`PipeWireCycles`; a round trip of 0):
+    /// they lie on a line to a fraction of a frame (measured in the multi-room lab: within 0.1 frame over 25 s), so
+    /// it is their own, fitted again without those more than a frame off it (a cycle taken for its neighbour) while
+    /// most are kept; the nominal `rate` through their median while they span less than `exactSpan` µs, once two of
+    /// them agree. Nil before. Why not the periodic snapshots' slope, as for cycle starts seen by the answers alone:
+    /// on pipewire-pulse it came out 100-470 ppm off in stretches, and the line drifted up to 70 µs from the cycles'
+    /// starts between them (the rooms' steady p99 up to 58 µs instead of 21-42).
+    static func exactLine(_ boundaries: [Snapshot], rate: Double, origin: Double) -> Line? {
+        let exact = boundaries.filter { $0.roundTrip == 0 }.map { (x: $0.time, y: $0.position) }
+        guard exact.count >= 2, let first = exact.first, let last = exact.last else { return nil }
+        if last.x - first.x >= exactSpan, let line = Line(through: exact, origin: origin) {
+            let kept = exact.filter { abs($0.y - line.value(at: $0.x)) <= 1 }
+            if kept.count * 2 > exact.count, let refitted = Line(through: kept, origin: origin) { return refitted }
+        }
+        guard rate > 0 else { return nil }
+        let slope = rate / 1e6
+        let values = exact.map { $0.y - slope * ($0.x - origin) }.sorted()
+        let median = values[values.count / 2]
+        guard values.filter({ abs($0 - median) <= 1 }).count >= 2 else { return nil }
+        return Line(origin: origin, value: median, slope: slope)
+    }
+
     /// `PA_STREAM_NOT_MONOTONIC` (pulse/def.h): libpulse does not hold its stream time at the highest value it gave.
     static let notMonotonic: UInt32 = 0x0004
     /// `PA_ERR_NODATA` (pulse/def.h), returned negated: no time to give now (pulsesink's clock then keeps its last).
