@@ -591,6 +591,8 @@ MULTIROOM_SCENARIOS = {
     "delay": ([], "receiver 2 delayed 10 ms by its own option"),
     "alsa": ([], "every receiver on alsasink (ALSA's pulse plugin, 100 ms buffer, --latency-ms 160)"),
     "pipewire": (["--server", "pipewire"], "PipeWire: every receiver on pipewire-pulse (pulsesink)"),
+    "pipewire-fast": (["--server", "pipewire", "--fast", "2:200"],
+                      "PipeWire, pipewire-pulse (pulsesink): receiver 2's clocks 200 ppm fast (faketime)"),
     "pipewiresink": (["--server", "pipewire"], "PipeWire: every receiver on its own sink (pipewiresink)"),
     "pipewire-output": (["--server", "pipewire"], "PipeWire: every receiver on yt-gst's output (ytpipewiresink)"),
     "pipewire-output-fast": (["--server", "pipewire", "--fast", "2:200"],

@@ -55,4 +55,26 @@ import Testing
             timeout: 30)
         #expect(played.termination == .exited(0), "\(played.termination): \(played.stderr)")
     }
+
+    /// Whether the default output has somewhere to play is probed without PipeWire's own device provider
+    /// (`Gst.audioOutputs`): the others are loaded for the probe, it is not. Its probe (gstreamer1.0-pipewire 0.3.65)
+    /// crashed a receiver beside PipeWire now and then. Seen red: before, the probe loaded it as the others.
+    @Test(
+        .enabled(if: pulse != nil, "needs the private PulseAudio that `make test` starts"),
+        .enabled(
+            if: FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstpipewire.so"),
+            "needs gstreamer1.0-pipewire"))
+    func theOutputProbeLeavesPipeWiresDeviceProviderOut() throws {
+        let dir = try Paths.makeScratch("probe")
+        defer { Paths.removeScratch(dir) }
+        let input = try SyntheticWAV.tone(frames: 4_800).write(to: dir.appendingPathComponent("tone.wav"))
+        let played = try Run.run(
+            Paths.binary, ["play", input, "--status", "none", "--no-mpris"], timeout: 30,
+            environment: ["GST_DEBUG": "GST_PLUGIN_LOADING:5", "GST_DEBUG_NO_COLOR": "1"])
+        #expect(played.termination == .exited(0), "\(played.termination): \(played.stderr.suffix(500))")
+        let probed = played.stderr.contains("'pulsedeviceprovider'")
+        let probedPipeWire = played.stderr.contains("'pipewiredeviceprovider'")
+        #expect(probed, "the probe did not run")
+        #expect(!probedPipeWire, "PipeWire's device provider was loaded for the probe")
+    }
 }

@@ -416,6 +416,24 @@ import Testing
         }
     }
 
+    /// The cycle starts the graph placed make the line once two agree within a frame (one taken for its neighbour, a
+    /// whole cycle off, is left out), or the first alone where it lies within 1 ms of the answers' own line.
+    @Test func theGraphsCycleStartsMakeTheLineOnceTheyAgree() throws {
+        func exact(_ points: [(time: Double, position: Double)]) -> [PulseStreamClock.Snapshot] {
+            points.map { ($0.time, $0.position, 0) }
+        }
+        let answers = Line(origin: 0, value: 10, slope: 0.048)
+        let first = try #require(PulseStreamClock.exactLine(exact([(0, 0)]), rate: 48_000, origin: 0, near: answers))
+        #expect(first.value == 0 && first.slope == 0.048)
+        let offByACycle = Line(origin: 0, value: 256, slope: 0.048)
+        #expect(PulseStreamClock.exactLine(exact([(0, 0)]), rate: 48_000, origin: 0, near: offByACycle) == nil)
+        #expect(PulseStreamClock.exactLine(exact([(0, 0), (40_000, 1_920 + 256)]), rate: 48_000, origin: 0) == nil)
+        let agreed = try #require(
+            PulseStreamClock.exactLine(
+                exact([(0, 0), (40_000, 1_920 + 256), (80_000, 3_840)]), rate: 48_000, origin: 80_000))
+        #expect(agreed.value == 3_840 && agreed.slope == 0.048)
+    }
+
     /// A stream whose cycles (4096 frames, 85 ms) outlast a burst gets no more after three, and its line is its
     /// snapshots'.
     @Test func aStreamWhoseCyclesOutlastABurstGetsNoMore() throws {

@@ -57,9 +57,14 @@ public final class PipeWireCycles: @unchecked Sendable {
         guard connected else { return nil }
     }
 
-    /// Ends the watch (also where `init` failed after making the loop).
-    deinit {
+    deinit { stop() }
+
+    /// Ends the watch (also where `init` failed after making the loop); once ended, it knows no new cycles. Why its
+    /// owner calls it, not only `deinit`: the loop's thread holds the watch while it passes it a cycle, and the last
+    /// release there would stop the loop from its own thread.
+    public func stop() {
         guard let loop else { return }
+        self.loop = nil
         library.thread_loop_lock!(loop)
         if let stream {
             _ = library.stream_disconnect!(stream)

@@ -52,12 +52,12 @@ extension PulseStreamClock {
         }
     }
 
-    /// Ends every watch (the last `Use` ended).
+    /// Ends every watch (the last `Use` ended), here: outside the lock, and not on a watch's own thread.
     static func endCycleWatches() {
         let ended = cycleWatches.withLock { all in
             defer { all.removeAll() }
             return all
         }
-        _ = ended  // closed here, outside the lock
+        for case .watching(let watch) in ended.values { watch.stop() }
     }
 }

@@ -92,10 +92,11 @@ public enum PulseStreamClock {
     static let widestBracket = 500.0
     static let leastStep = 16.0
     /// How long (µs) after its cycle's start a stream's new position is seen, at most (measured in the multi-room
-    /// lab: 110-500 µs), and how long the cycle starts placed by the graph's timing span before their slope is their
-    /// own (see `exactLine`).
+    /// lab: 110-500 µs), how long the cycle starts placed by the graph's timing span before their slope is their own,
+    /// and how near (µs) the first must lie to the answers' line (see `exactLine`).
     static let latestSeen = 2_000.0
     static let exactSpan = 100_000.0
+    static let exactAgreement = 1_000.0
     /// Bursts whose first answer moved on before a stream counts as one whose position moves continuously; bursts in
     /// a row that found no cycle start end the bursts.
     static let continuousLimit = 3
@@ -442,7 +443,13 @@ public enum PulseStreamClock {
     /// through that median or the median of the fastest. Nil without snapshots or a rate.
     static func fit(_ snapshots: [Snapshot], boundaries: [Snapshot] = [], rate: Double) -> Line? {
         guard let latest = snapshots.last else { return nil }
-        if let line = exactLine(boundaries, rate: rate, origin: latest.time) { return line }
+        let estimate = answersLine(snapshots, boundaries: boundaries, rate: rate)
+        return exactLine(boundaries, rate: rate, origin: latest.time, near: estimate) ?? estimate
+    }
+
+    /// The line from the answers alone (see `fit`).
+    static func answersLine(_ snapshots: [Snapshot], boundaries: [Snapshot], rate: Double) -> Line? {
+        guard let latest = snapshots.last else { return nil }
         let byRoundTrip = snapshots.sorted { $0.roundTrip < $1.roundTrip }
         /// The median of the cycles' starts along `slope`, where there are `leastBoundaries` of them.
         func boundaryValue(slope: Double) -> Double? {
@@ -478,12 +485,15 @@ extension PulseStreamClock {
     /// they lie on a line to a fraction of a frame (measured in the multi-room lab: within 0.1 frame over 25 s), so
     /// it is their own, fitted again without those more than a frame off it (a cycle taken for its neighbour) while
     /// most are kept; the nominal `rate` through their median while they span less than `exactSpan` µs, once two of
-    /// them agree. Nil before. Why not the periodic snapshots' slope, as for cycle starts seen by the answers alone:
+    /// them agree, or the first where it lies within `exactAgreement` µs of the line from the answers alone (`near`:
+    /// some hundreds of µs off, never a whole cycle, as a cycle taken for its neighbour would be). Nil before. Why
+    /// the first alone: a room's start-up move is taken some 100 ms after its first sound, and with a line still
+    /// from the answers then, one room in five started 60-200 µs off the others for a second. Why not the periodic snapshots' slope, as for cycle starts seen by the answers alone:
     /// on pipewire-pulse it came out 100-470 ppm off in stretches, and the line drifted up to 70 µs from the cycles'
     /// starts between them (the rooms' steady p99 up to 58 µs instead of 21-42).
-    static func exactLine(_ boundaries: [Snapshot], rate: Double, origin: Double) -> Line? {
+    static func exactLine(_ boundaries: [Snapshot], rate: Double, origin: Double, near: Line? = nil) -> Line? {
         let exact = boundaries.filter { $0.roundTrip == 0 }.map { (x: $0.time, y: $0.position) }
-        guard exact.count >= 2, let first = exact.first, let last = exact.last else { return nil }
+        guard let first = exact.first, let last = exact.last else { return nil }
         if last.x - first.x >= exactSpan, let line = Line(through: exact, origin: origin) {
             let kept = exact.filter { abs($0.y - line.value(at: $0.x)) <= 1 }
             if kept.count * 2 > exact.count, let refitted = Line(through: kept, origin: origin) { return refitted }
@@ -492,8 +502,11 @@ extension PulseStreamClock {
         let slope = rate / 1e6
         let values = exact.map { $0.y - slope * ($0.x - origin) }.sorted()
         let median = values[values.count / 2]
-        guard values.filter({ abs($0 - median) <= 1 }).count >= 2 else { return nil }
-        return Line(origin: origin, value: median, slope: slope)
+        let agreed =
+            exact.count == 1
+            ? near.map { abs($0.value(at: origin) - median) <= exactAgreement * slope } ?? false
+            : values.filter({ abs($0 - median) <= 1 }).count >= 2
+        return agreed ? Line(origin: origin, value: median, slope: slope) : nil
     }
 
     /// `PA_STREAM_NOT_MONOTONIC` (pulse/def.h): libpulse does not hold its stream time at the highest value it gave.
