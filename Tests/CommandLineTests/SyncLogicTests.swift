@@ -647,5 +647,8 @@ import Testing
                 rate: (1_000_200, 1_000_000)))
         #expect(abs(watch.offset!) < 0.01, "\(watch.offset!)")
         #expect(SyncSummary(clock: watch, output: nil).text == "in sync, clock 0 µs (rtt 199 µs)")
+        #expect(
+            SyncSummary(clock: watch, output: nil, onGraphCycles: true).text
+                == "in sync, clock 0 µs (rtt 199 µs), placed by PipeWire's cycles")
     }
 }

@@ -237,6 +237,9 @@ struct MultiRoomSyncTests {
                 LabBound("steady p99 ≤ 100 µs", (steady?.p99AbsUs ?? .infinity) <= 100),
                 LabBound("drift ≤ 5 µs/s", abs(steady?.driftUsPerS ?? .infinity) <= 5),
             ]
+                + report.lab.processes.sorted { $0.key < $1.key }.filter { $0.key.hasPrefix("receiver") }.map {
+                    LabBound("\($0.key) placed by PipeWire's cycles", $0.value.logTail.contains("PipeWire's cycles"))
+                }
                 + [report.firstSampleMs?.left, report.firstSampleMs?.right].map {
                     LabBound("first sample ≤ 10 ms into the file", ($0 ?? .infinity) <= 10)
                 }

@@ -273,7 +273,9 @@ final class ReceiveLoop: SessionLoopHandler {
     /// The sync state; nil when not synchronised.
     private var syncSummary: SyncSummary? {
         guard let sync else { return nil }
-        return SyncSummary(clock: clockWatch, output: sync.aligners.first?.status)
+        return SyncSummary(
+            clock: clockWatch, output: sync.aligners.first?.status,
+            onGraphCycles: PulseStreamClock.placedByGraphCycles)
     }
 
     /// After the pipeline's end of stream: how it ended, with the output finalised.

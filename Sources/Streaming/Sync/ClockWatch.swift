@@ -63,9 +63,13 @@ public struct SyncSummary: Sendable {
     public var clock: ClockWatch
     /// The first audio sink's alignment; nil without one (a sink that only synchronises, like fakesink).
     public var output: OutputAligner.Status?
+    /// Whether the output's clock is placed by its PipeWire graph's own cycle starts (pulsesink on pipewire-pulse,
+    /// see `PulseStreamClock.placedByGraphCycles`).
+    public var onGraphCycles: Bool
 
-    public init(clock: ClockWatch, output: OutputAligner.Status?) {
+    public init(clock: ClockWatch, output: OutputAligner.Status?, onGraphCycles: Bool = false) {
         self.clock = clock
         self.output = output
+        self.onGraphCycles = onGraphCycles
     }
 }

@@ -52,6 +52,11 @@ extension PulseStreamClock {
         }
     }
 
+    /// Whether a stream of this process is placed by its graph's own cycle starts (for the receiver's status).
+    public static var placedByGraphCycles: Bool {
+        streams.withLock { all in all.values.contains { $0.boundaries.contains { $0.roundTrip == 0 } } }
+    }
+
     /// Ends every watch (the last `Use` ended), here: outside the lock, and not on a watch's own thread.
     static func endCycleWatches() {
         let ended = cycleWatches.withLock { all in

@@ -18,6 +18,7 @@ extension SyncSummary {
             parts.append("output \(SyncSummary.signed(drift)) ppm")
         }
         if let corrections = output?.corrections, corrections > 0 { parts.append("\(corrections) corrections") }
+        if onGraphCycles { parts.append("placed by PipeWire's cycles") }
         return parts.joined(separator: ", ")
     }
 
