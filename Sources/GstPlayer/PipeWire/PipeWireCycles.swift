@@ -36,16 +36,13 @@ public final class PipeWireCycles: @unchecked Sendable {
         guard library.thread_loop_start!(loop) == 0 else { return nil }
         library.thread_loop_lock!(loop)
         defer { library.thread_loop_unlock!(loop) }
-        let properties = CPW_properties(&library)
-        for (key, value) in [
-            ("media.type", "Audio"), ("media.category", "Capture"), ("node.name", "yt-gst-cycles"),
-            ("stream.capture.sink", "true"), ("node.passive", "true"),
-        ] + (sink.map { [("target.object", $0)] } ?? []) {
-            _ = library.properties_set!(properties, key, value)
-        }
-        stream = library.stream_new_simple!(
-            library.thread_loop_get_loop!(loop), "yt-gst cycles", properties, Self.events.pointer,
-            Unmanaged.passUnretained(self).toOpaque())
+        stream = library.stream(
+            on: loop, named: "yt-gst cycles",
+            properties: [
+                ("media.type", "Audio"), ("media.category", "Capture"), ("node.name", "yt-gst-cycles"),
+                ("stream.capture.sink", "true"), ("node.passive", "true"),
+            ] + (sink.map { [("target.object", $0)] } ?? []), events: Self.events,
+            data: Unmanaged.passUnretained(self).toOpaque())
         var podBuffer = [UInt8](repeating: 0, count: 256)
         let connected = podBuffer.withUnsafeMutableBufferPointer { bytes -> Bool in
             guard let stream else { return false }
@@ -108,19 +105,11 @@ public final class PipeWireCycles: @unchecked Sendable {
         }
     }
 
-    /// The stream's callbacks, shared by every watch (`data` is the watch); never changed after it is made.
-    private struct Events: @unchecked Sendable {
-        let pointer: UnsafeMutablePointer<pw_stream_events>
+    /// The stream's callbacks (`data` is the watch).
+    private static let events = StreamEvents {
+        $0.process = { data in
+            guard let data else { return }
+            Unmanaged<PipeWireCycles>.fromOpaque(data).takeUnretainedValue().process()
+        }
     }
-    private static let events = Events(
-        pointer: {
-            let events = UnsafeMutablePointer<pw_stream_events>.allocate(capacity: 1)
-            events.initialize(to: pw_stream_events())
-            events.pointee.version = UInt32(PW_VERSION_STREAM_EVENTS)
-            events.pointee.process = { data in
-                guard let data else { return }
-                Unmanaged<PipeWireCycles>.fromOpaque(data).takeUnretainedValue().process()
-            }
-            return events
-        }())
 }

@@ -100,17 +100,14 @@ final class PipeWireOutput: @unchecked Sendable {
         guard let loop else { throw Failure(message: "PipeWire output is not open", debug: "") }
         library.thread_loop_lock!(loop)
         defer { library.thread_loop_unlock!(loop) }
-        let properties = CPW_properties(&library)
-        for (key, value) in [
-            ("media.type", "Audio"), ("media.category", "Playback"), ("media.role", "Music"),
-            ("node.name", "yt-gst"), ("node.latency", "\(periodFrames)/\(format.rate)"),
-        ] + (target.map { [("target.object", $0)] } ?? []) {
-            _ = library.properties_set!(properties, key, value)
-        }
         guard
-            let stream = library.stream_new_simple!(
-                library.thread_loop_get_loop!(loop), "yt-gst", properties, Self.events.pointer,
-                Unmanaged.passUnretained(self).toOpaque())
+            let stream = library.stream(
+                on: loop, named: "yt-gst",
+                properties: [
+                    ("media.type", "Audio"), ("media.category", "Playback"), ("media.role", "Music"),
+                    ("node.name", "yt-gst"), ("node.latency", "\(periodFrames)/\(format.rate)"),
+                ] + (target.map { [("target.object", $0)] } ?? []), events: Self.events,
+                data: Unmanaged.passUnretained(self).toOpaque())
         else { throw Failure(message: "could not make a PipeWire stream", debug: String(cString: strerror(errno))) }
         self.stream = stream
         (state, streamError, rate, self.periodFrames, requestedFrames, catchUp, paused) =
@@ -320,25 +317,17 @@ final class PipeWireOutput: @unchecked Sendable {
         library.thread_loop_signal!(loop, false)
     }
 
-    /// The stream's callbacks, shared by every stream (`data` is the output); never changed after it is made.
-    private struct Events: @unchecked Sendable {
-        let pointer: UnsafeMutablePointer<pw_stream_events>
+    /// The stream's callbacks (`data` is the output).
+    private static let events = StreamEvents {
+        $0.state_changed = { data, _, state, error in
+            guard let data else { return }
+            Unmanaged<PipeWireOutput>.fromOpaque(data).takeUnretainedValue().stateChanged(to: state, error: error)
+        }
+        $0.process = { data in
+            guard let data else { return }
+            Unmanaged<PipeWireOutput>.fromOpaque(data).takeUnretainedValue().process()
+        }
     }
-    private static let events = Events(
-        pointer: {
-            let events = UnsafeMutablePointer<pw_stream_events>.allocate(capacity: 1)
-            events.initialize(to: pw_stream_events())
-            events.pointee.version = UInt32(PW_VERSION_STREAM_EVENTS)
-            events.pointee.state_changed = { data, _, state, error in
-                guard let data else { return }
-                Unmanaged<PipeWireOutput>.fromOpaque(data).takeUnretainedValue().stateChanged(to: state, error: error)
-            }
-            events.pointee.process = { data in
-                guard let data else { return }
-                Unmanaged<PipeWireOutput>.fromOpaque(data).takeUnretainedValue().process()
-            }
-            return events
-        }())
 }
 
 extension PipeWireOutput {
