@@ -594,6 +594,8 @@ MULTIROOM_SCENARIOS = {
     "pipewire-fast": (["--server", "pipewire", "--fast", "2:200"],
                       "PipeWire, pipewire-pulse (pulsesink): receiver 2's clocks 200 ppm fast (faketime)"),
     "pipewiresink": (["--server", "pipewire"], "PipeWire: every receiver on its own sink (pipewiresink)"),
+    "pipewiresink-fast": (["--server", "pipewire", "--fast", "2:200"],
+                          "PipeWire, its own sink (pipewiresink): receiver 2's clocks 200 ppm fast (faketime)"),
     "pipewire-output": (["--server", "pipewire"], "PipeWire: every receiver on yt-gst's output (ytpipewiresink)"),
     "pipewire-output-fast": (["--server", "pipewire", "--fast", "2:200"],
                              "PipeWire, yt-gst's output: receiver 2's clocks 200 ppm fast (faketime)"),
@@ -614,6 +616,7 @@ YT_ONLY_RECEIVERS = {
                         "--sink 'ytpipewiresink target-object={sink}' -q {extra}"),
 }
 YT_ONLY_RECEIVERS["pipewire-output-fast"] = YT_ONLY_RECEIVERS["pipewire-output"]
+YT_ONLY_RECEIVERS["pipewiresink-fast"] = YT_ONLY_RECEIVERS["pipewiresink"]
 
 
 def multiroom_run(peer, scenario, a):

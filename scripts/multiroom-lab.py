@@ -7,8 +7,8 @@
 # wireplumber for --server pipewire):
 #   - a private PulseAudio with one null sink `mix` (48 kHz, norewinds=1, one channel per receiver) and mono remap
 #     sinks `toL`, `toR` (and `toC`) onto its channels, reachable from every namespace through its unix socket; or
-#     with --server pipewire the same sinks on a private PipeWire (a null sink and mono loopbacks), its
-#     pipewire-pulse on the same socket;
+#     with --server pipewire the same sinks on a private PipeWire (null sinks, each room's monitor linked onto its
+#     channel of `mix`), its pipewire-pulse on the same socket;
 #   - namespaces `snd` (10.78.0.2) and `r1`, `r2`, ... (10.78.0.3, ...) on one bridge, with a multicast route;
 #   - parec records mix.monitor from the start, sample for sample what the null sink plays (parec and pipewire-pulse,
 #     which carries the recording in its main thread, run realtime: beside a CPU hog the recording lost 0.5-1 per
@@ -45,7 +45,9 @@
 # namespace re-sends the multicast (and answers the sender's clock exchanges on port + 2 for the receiver, which
 # takes the relay for its sender), the receiver drops the sender's copies and the others the relay's; for TCP a
 # proxy in the receiver's namespace; which one is --jitter-proto), --join I:SECONDS (started that long after sending).
-# A busy machine: --hog N runs `stress-ng --cpu 1` N times (normal priority) from before the receivers start.
+# A busy machine: --hog N runs `stress-ng --cpu 1` N times (normal priority) from before the receivers start;
+# --stall-server AT:MS stops the audio server (SIGSTOP, then SIGCONT) AT seconds after sending starts for MS ms, as a
+# starved machine stalls it: every room's output and the recording stop together.
 #
 # Prints one JSON object: the skew report (scripts/skew.py's `analyse_receivers`: receiver 1 = left, receiver 2 =
 # right, receiver 3 = center with every pair), "first_sample_ms" (where in {noise} each receiver's sound begins, by
@@ -59,7 +61,7 @@
 #
 # Usage: scripts/multiroom-lab.py --sender CMD [--pre CMD] --receiver CMD --receiver CMD [--seconds S]
 #            [--expect-us E] [--bound-us B] [--device-ppm PPM] [--fast I:PPM] [--loss I:PCT] [--jitter I:MAXMS]
-#            [--join I:SECONDS] [--hog N] [--server pulseaudio|pipewire] [--keep DIR] [--lags]
+#            [--join I:SECONDS] [--hog N] [--stall-server AT:MS] [--server pulseaudio|pipewire] [--keep DIR] [--lags]
 import argparse
 import json
 import os
@@ -122,8 +124,8 @@ def remove_stale_faketime_files(shm="/dev/shm"):
                 pass
 
 
-def run(argv, check=True):
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+def run(argv, check=True, env=None):
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env)
     if check and r.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: {r.stderr.strip()}")
     return r
@@ -200,8 +202,12 @@ class Lab:
 
     def start_pipewire(self, channels):
         """The same devices on a private PipeWire (FIELD-NOTES.md: "PipeWire 0.3.65 headless"): a null sink `mix`
-        with one channel per receiver, a mono loopback sink per channel onto it, wireplumber without its device
-        monitors (so no D-Bus), and pipewire-pulse on the lab's socket for pulsesink, pactl and parec."""
+        with one channel per receiver, a mono null sink per receiver whose monitor port is linked onto its channel of
+        `mix`, wireplumber without its device monitors (so no D-Bus), and pipewire-pulse on the lab's socket for
+        pulsesink, pactl and parec. Links, not module-loopback: a loopback hands each cycle's buffer from its capture
+        stream to its playback stream through a queue, and a backlog that forms while a room's stream starts stays
+        for good (a room one or two 5.3 ms cycles late in the recording, not in what it played); a link between two
+        nodes of one graph moves each cycle's samples in that cycle."""
         config = self._private_server_env()
         socket_path = self.env["PULSE_SERVER"].removeprefix("unix:")
         os.makedirs(os.path.join(config, "pipewire", "pipewire.conf.d"))
@@ -209,18 +215,15 @@ class Lab:
         os.makedirs(os.path.join(config, "wireplumber", "main.lua.d"))
         os.makedirs(os.path.join(config, "wireplumber", "bluetooth.lua.d"))
         positions = ["FL", "FR", "FC"][:channels]
-        objects = [f"""{{ factory = adapter args = {{ factory.name = support.null-audio-sink node.name = mix
-            media.class = Audio/Sink audio.rate = {RATE} audio.channels = {channels}
-            audio.position = [ {' '.join(positions)} ] monitor.channel-volumes = true }} }}"""]
-        modules = [f"""{{ name = libpipewire-module-loopback args = {{ node.description = {SINKS[i]}
-            capture.props = {{ node.name = {SINKS[i]} media.class = Audio/Sink audio.channels = 1
-                audio.position = [ MONO ] }}
-            playback.props = {{ node.name = {SINKS[i]}.out audio.channels = 1 audio.position = [ {positions[i]} ]
-                target.object = mix stream.dont-remix = true node.passive = true }} }} }}"""
-                   for i in range(channels)]
+
+        def null_sink(name, positions):
+            return f"""{{ factory = adapter args = {{ factory.name = support.null-audio-sink node.name = {name}
+            media.class = Audio/Sink audio.rate = {RATE} audio.channels = {len(positions)}
+            audio.position = [ {' '.join(positions)} ] monitor.channel-volumes = true }} }}"""
+
+        objects = [null_sink("mix", positions)] + [null_sink(SINKS[i], ["MONO"]) for i in range(channels)]
         with open(os.path.join(config, "pipewire", "pipewire.conf.d", "lab.conf"), "w") as f:
             f.write("context.objects = [\n" + "\n".join(objects) + "\n]\n")
-            f.write("context.modules = [\n" + "\n".join(modules) + "\n]\n")
         with open(os.path.join(config, "pipewire", "pipewire-pulse.conf.d", "lab.conf"), "w") as f:
             f.write(f'pulse.properties = {{ server.address = [ "unix:{socket_path}" ] }}\n')
         with open(os.path.join(config, "wireplumber", "main.lua.d", "51-lab.lua"), "w") as f:
@@ -236,6 +239,14 @@ class Lab:
             if name == "pipewire":
                 time.sleep(0.3)
         self._wait_for_server(f"{SINKS[channels - 1]}", "pipewire-pulse")
+        for i in range(channels):
+            link = ["pw-link", f"{SINKS[i]}:monitor_MONO", f"mix:playback_{positions[i]}"]
+            for _ in range(50):  # the ports come a moment after the node
+                if run(link, check=False, env=self.env).returncode == 0:
+                    break
+                time.sleep(0.1)
+            else:
+                run(link, env=self.env)
 
     def _private_server_env(self):
         """Private HOME, runtime and config directories and the lab's socket in `env`; returns the config dir."""
@@ -297,6 +308,15 @@ class Lab:
             os.killpg(process.pid, signal.SIGKILL)  # whatever its children left running
         except (ProcessLookupError, PermissionError):
             pass
+
+    def stall_server(self, ms):
+        """Stops the audio server (its first process: PulseAudio, or PipeWire's graph) for `ms` ms."""
+        server = self.servers[0]
+        server.send_signal(signal.SIGSTOP)
+        try:
+            time.sleep(ms / 1000)
+        finally:
+            server.send_signal(signal.SIGCONT)
 
     def close(self):
         for _, _, p, _ in self.processes:
@@ -520,6 +540,7 @@ def main():
     p.add_argument("--tcp-port", type=int, default=1704, help="the sender's TCP port a jitter proxy forwards")
     p.add_argument("--join", action="append", default=[], metavar="I:SECONDS")
     p.add_argument("--hog", type=int, default=0, metavar="N", help="N CPU hogs (stress-ng --cpu 1) beside the lab, from the start")
+    p.add_argument("--stall-server", metavar="AT:MS", help="stop the audio server AT s after sending starts, for MS ms")
     p.add_argument("--server", choices=["pulseaudio", "pipewire"], default="pulseaudio",
                    help="the audio server (PipeWire: its pipewire-pulse answers on the same socket)")
     p.add_argument("--keep", help="copy the recording and logs into this directory")
@@ -624,6 +645,11 @@ def main():
         for n, command in enumerate(a.sender):
             send_ns = time.monotonic_ns()
             lab.launch("snd", fill(command), f"sender{n + 1}")
+        if a.stall_server:
+            at, ms = (float(v) for v in a.stall_server.split(":"))
+            stall = threading.Timer(max(0.0, send_ns / 1e9 + at - time.monotonic()), lab.stall_server, (ms,))
+            stall.daemon = True
+            stall.start()
         join_ns, joined = None, {}
         late = sorted(join.items(), key=lambda kv: kv[1])
         for i, seconds in late:

@@ -5,6 +5,7 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
+#include <gst/base/gstadapter.h>
 #include <gst/audio/audio.h>
 #include <gst/audio/streamvolume.h>
 #include <gst/net/net.h>
@@ -13,6 +14,7 @@
 #include <gio/gio.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <string.h>
 #include <unistd.h>
 
 /// A kernel clock in ns, read by the system call (Swift cannot call the variadic `syscall`): see KernelClock.swift.
@@ -107,6 +109,103 @@ static inline void CGst_audio_sink_class_set_clear_all(GstAudioSinkClass *klass,
 static inline GstBuffer *CGst_probe_writable_buffer(GstPadProbeInfo *info) {
     GstBuffer *buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
     GST_PAD_PROBE_INFO_DATA(info) = buffer;
+    return buffer;
+}
+/// When the first frame of a buffer at a pad is due on the pipeline clock (ns: the element's base time + the
+/// buffer's running time in the pad's segment; the pipeline's latency not included), or -1 where not known.
+static inline gint64 CGst_pad_buffer_clock_time(GstPad *pad, GstBuffer *buffer) {
+    GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
+    if (event == NULL) return -1;
+    const GstSegment *segment = NULL;
+    gst_event_parse_segment(event, &segment);
+    guint64 running = gst_segment_to_running_time(segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buffer));
+    gst_event_unref(event);
+    GstElement *element = gst_pad_get_parent_element(pad);
+    if (element == NULL || running == GST_CLOCK_TIME_NONE) {
+        if (element != NULL) gst_object_unref(element);
+        return -1;
+    }
+    GstClockTime base = gst_element_get_base_time(element);
+    gst_object_unref(element);
+    return (gint64)(base + running);
+}
+/// Replaces the buffer a probe sees with `buffer` (transfer full).
+static inline void CGst_probe_replace_buffer(GstPadProbeInfo *info, GstBuffer *buffer) {
+    gst_buffer_unref(GST_PAD_PROBE_INFO_BUFFER(info));
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+}
+/// Replaces the audio buffer a probe sees with one that starts `frames` frames later (frames > 0: its first frames
+/// dropped) or earlier (frames < 0: that many frames put before it, silence, or copies of its first frame when
+/// `repeat_first`); FALSE, leaving it, when the drop would take all of it.
+static inline gboolean CGst_probe_shift_audio(GstPadProbeInfo *info, const GstAudioInfo *audio, gint64 frames,
+                                              gboolean repeat_first) {
+    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+    gsize size = gst_buffer_get_size(buffer), bpf = (gsize)GST_AUDIO_INFO_BPF(audio);
+    gint64 count = (gint64)(size / bpf);
+    if (frames >= count) return FALSE;
+    GstBuffer *shifted;
+    if (frames >= 0) {
+        shifted = gst_buffer_copy_region(buffer, GST_BUFFER_COPY_ALL, (gsize)frames * bpf,
+                                         (gsize)(count - frames) * bpf);
+    } else {
+        gsize added = (gsize)(-frames) * bpf;
+        shifted = gst_buffer_new_allocate(NULL, added + size, NULL);
+        gst_buffer_copy_into(shifted, buffer, GST_BUFFER_COPY_METADATA, 0, -1);
+        GstMapInfo map;
+        gst_buffer_map(shifted, &map, GST_MAP_WRITE);
+        gst_buffer_extract(buffer, 0, map.data + added, size);
+        if (repeat_first && count > 0) {
+            for (gsize at = 0; at < added; at += bpf) memcpy(map.data + at, map.data + added, bpf);
+        } else {
+            gst_audio_format_info_fill_silence(audio->finfo, map.data, added);
+        }
+        gst_buffer_unmap(shifted, &map);
+    }
+    gst_buffer_unref(buffer);
+    GST_PAD_PROBE_INFO_DATA(info) = shifted;
+    return TRUE;
+}
+/// The buffer pool the sink behind `pad` proposes for `caps` (an allocation query), with a reference; NULL when it
+/// proposes none.
+static inline GstBufferPool *CGst_pad_proposed_pool(GstPad *pad, GstCaps *caps) {
+    GstQuery *query = gst_query_new_allocation(caps, TRUE);
+    GstBufferPool *pool = NULL;
+    if (gst_pad_query(pad, query) && gst_query_get_n_allocation_pools(query) > 0)
+        gst_query_parse_nth_allocation_pool(query, 0, &pool, NULL, NULL, NULL);
+    gst_query_unref(query);
+    return pool;
+}
+/// A buffer of `pool` if one is free now, else NULL: never waits (an inactive pool has none).
+static inline GstBuffer *CGst_pool_try_acquire(GstBufferPool *pool) {
+    GstBufferPoolAcquireParams params = {.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT};
+    GstBuffer *buffer = NULL;
+    if (!gst_buffer_pool_is_active(pool) || gst_buffer_pool_acquire_buffer(pool, &buffer, &params) != GST_FLOW_OK)
+        return NULL;
+    return buffer;
+}
+/// Fills `target` (a pool's buffer, writable) with `source`'s bytes, flags and timestamps; FALSE, leaving its size,
+/// when they do not fit.
+static inline gboolean CGst_buffer_fill_from(GstBuffer *target, GstBuffer *source) {
+    gsize size = gst_buffer_get_size(source);
+    GstMapInfo map;
+    if (!gst_buffer_map(target, &map, GST_MAP_WRITE)) return FALSE;
+    gboolean fits = size <= map.maxsize;
+    if (fits) gst_buffer_extract(source, 0, map.data, size);
+    gst_buffer_unmap(target, &map);
+    if (!fits) return FALSE;
+    gst_buffer_resize(target, 0, (gssize)size);
+    gst_buffer_copy_into(target, source, (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0,
+                         (gsize)-1);
+    return TRUE;
+}
+/// A new buffer of `frames` frames of silence in `audio`'s format.
+static inline GstBuffer *CGst_audio_silence(const GstAudioInfo *audio, gsize frames) {
+    gsize size = frames * (gsize)GST_AUDIO_INFO_BPF(audio);
+    GstBuffer *buffer = gst_buffer_new_allocate(NULL, size, NULL);
+    GstMapInfo map;
+    gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+    gst_audio_format_info_fill_silence(audio->finfo, map.data, size);
+    gst_buffer_unmap(buffer, &map);
     return buffer;
 }
 static inline void CGst_buffer_set_pts(GstBuffer *buffer, GstClockTime pts) { GST_BUFFER_PTS(buffer) = pts; }

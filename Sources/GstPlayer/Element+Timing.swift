@@ -52,6 +52,10 @@ extension Element {
     /// The corresponding C type is `GstAudioBaseSink`.
     public var isAudioBaseSink: Bool { CGst_is_audio_base_sink(raw) != 0 }
 
+    /// Whether this element plays to a sound device or server: an audio base sink, or `pipewiresink` (no ring
+    /// buffer: it hands each buffer to its PipeWire stream).
+    public var isAudioOutput: Bool { isAudioBaseSink || factoryName == "pipewiresink" }
+
     /// Hands the slaving of this audio sink's output to the pipeline clock over to `slaving` (`slave-method=custom`):
     /// as the sink plays, `slaving` compares the device's clock with the pipeline's and says how far to move the
     /// output. Does nothing on other elements (see `isAudioBaseSink`).

@@ -55,6 +55,17 @@ public class Element: @unchecked Sendable {
         return String(cString: CGst_object_type_name(raw))
     }
 
+    /// Takes the element, in a READY pipeline, to NULL and back to READY: what it made on the way up (pipewiresink's
+    /// stream, which keeps the format it was first given) is made afresh when it next goes to PAUSED.
+    ///
+    /// - Returns: whether it is READY again.
+    /// The corresponding C function is `gst_element_set_state`.
+    @discardableResult
+    public func reopen() -> Bool {
+        gst_element_set_state(raw, GST_STATE_NULL) != GST_STATE_CHANGE_FAILURE
+            && gst_element_set_state(raw, GST_STATE_READY) != GST_STATE_CHANGE_FAILURE
+    }
+
     /// Whether the element has a property of this name.
     ///
     /// The corresponding C function is `g_object_class_find_property`.
@@ -100,6 +111,20 @@ public class Element: @unchecked Sendable {
             g_value_transform(&value, &number) != 0
         else { return nil }
         return Int(g_value_get_int64(&number))
+    }
+
+    /// A string property's value; nil when the element has no such property, it is not a string or it is unset.
+    ///
+    /// The corresponding C function is `g_object_get_property`.
+    public func string(_ property: String) -> String? {
+        guard let spec = g_object_class_find_property(CGst_gobject_class_of(raw), property),
+            spec.pointee.value_type == CGst_type_string()
+        else { return nil }
+        var value = GValue()
+        g_value_init(&value, spec.pointee.value_type)
+        defer { g_value_unset(&value) }
+        g_object_get_property(CGst_gobject(raw), property, &value)
+        return g_value_get_string(&value).map { String(cString: $0) }
     }
 
     /// Sets a property from its string form, as gst-launch would ("5004", "true", "0.5", "my song!.wav"): for text

@@ -12,6 +12,25 @@ struct LabBound {
         self.holds = holds
     }
 
+    /// The start of a two-room run: each room's first sample at most `firstSampleMs` into the file, no skip over
+    /// 1 ms in its first second, and its steady sending → sound latency within `latencyMs`.
+    static func twoRoomsStart(
+        _ report: SkewReport, firstSampleMs: Double, latencyMs: ClosedRange<Double>
+    ) -> [LabBound] {
+        let first = [report.firstSampleMs?.left, report.firstSampleMs?.right].map {
+            LabBound("first sample ≤ \(Int(firstSampleMs)) ms into the file", ($0 ?? .infinity) <= firstSampleMs)
+        }
+        let skips = [report.startSkipMs?.left, report.startSkipMs?.right].map {
+            LabBound("no skip over 1 ms in the first second", abs($0 ?? .infinity) <= 1)
+        }
+        let latencies = [report.steadyLatencyMs?.left, report.steadyLatencyMs?.right].map {
+            LabBound(
+                "latency \(Int(latencyMs.lowerBound))-\(Int(latencyMs.upperBound)) ms",
+                latencyMs.contains($0 ?? .infinity))
+        }
+        return first + skips + latencies
+    }
+
     /// Each receiver's last words say it was in sync (not "clock lost", not unsynchronised).
     static func receiversInSync(_ report: SkewReport) -> [LabBound] {
         report.lab.processes.sorted { $0.key < $1.key }.filter { $0.key.hasPrefix("receiver") }.map {
@@ -39,18 +58,19 @@ extension MultiRoomLab {
     static func serverOverloadPPM(_ server: String) -> Double { server == "pipewire" ? 100 : 1_000 }
 
     /// Why the lab's audio server, not the receivers, spoiled `report`; nil when nothing says so. Silences in every
-    /// room at once say nothing in a run whose rooms fall silent on purpose (`silentOnPurpose`: a pause).
-    static func serverFault(of report: SkewReport, server: String, silentOnPurpose: Bool = false) -> String? {
+    /// room at once say nothing where `silencesAreTheServers` is false: in a run whose rooms fall silent on purpose
+    /// (a pause), or whose rooms would all play a stream wrong together (in another format: no sound the lab knows).
+    static func serverFault(of report: SkewReport, server: String, silencesAreTheServers: Bool = true) -> String? {
         let off = abs((report.device.measuredPpm ?? 0) - report.device.setPpm)
         if off > serverOverloadPPM(server) { return "the lab's audio server ran \(Int(off)) ppm off its rate" }
-        if !silentOnPurpose, let gaps = report.commonGaps, gaps.count > 0 {
+        if silencesAreTheServers, let gaps = report.commonGaps, gaps.count > 0 {
             return "the lab lost sound in every room at once \(gaps.count) times (the audio server or the recorder)"
         }
         return nil
     }
 
     static func run(
-        _ run: MultiRoomRun, titled title: String, attempts: Int = 2, silentOnPurpose: Bool = false,
+        _ run: MultiRoomRun, titled title: String, attempts: Int = 2, silencesAreTheServers: Bool = true,
         sourceLocation: SourceLocation = #_sourceLocation, judge: (SkewReport) -> [LabBound]
     ) throws -> SkewReport {
         var attempt = 1
@@ -64,7 +84,8 @@ extension MultiRoomLab {
                 attempt += 1
                 continue
             }
-            guard let fault = serverFault(of: report, server: run.server, silentOnPurpose: silentOnPurpose) else {
+            guard let fault = serverFault(of: report, server: run.server, silencesAreTheServers: silencesAreTheServers)
+            else {
                 Issue.record("\(title): missed: \(missed)\n\(report)", sourceLocation: sourceLocation)
                 return report
             }

@@ -237,9 +237,7 @@ struct MultiRoomSyncTests {
                 LabBound("steady p99 ≤ 100 µs", (steady?.p99AbsUs ?? .infinity) <= 100),
                 LabBound("drift ≤ 5 µs/s", abs(steady?.driftUsPerS ?? .infinity) <= 5),
             ]
-                + report.lab.processes.sorted { $0.key < $1.key }.filter { $0.key.hasPrefix("receiver") }.map {
-                    LabBound("\($0.key) placed by PipeWire's cycles", $0.value.logTail.contains("PipeWire's cycles"))
-                }
+                + Self.placedByCycles(report)
                 + [report.firstSampleMs?.left, report.firstSampleMs?.right].map {
                     LabBound("first sample ≤ 10 ms into the file", ($0 ?? .infinity) <= 10)
                 }
@@ -280,20 +278,12 @@ struct MultiRoomSyncTests {
         let title = "multi-room on ytpipewiresink, receiver 2 \(Int(fastPPM)) ppm fast"
         _ = try MultiRoomLab.run(run, titled: title, attempts: 3) { report in
             let steady = report.steady
-            let rooms = [report.firstSampleMs?.left, report.firstSampleMs?.right].map {
-                LabBound("first sample ≤ 10 ms into the file", ($0 ?? .infinity) <= 10)
-            }
-            let latencies = [report.steadyLatencyMs?.left, report.steadyLatencyMs?.right].map {
-                LabBound("latency 70-95 ms", ($0 ?? 0) > 70 && ($0 ?? .infinity) < 95)
-            }
-            let skips = [report.startSkipMs?.left, report.startSkipMs?.right].map {
-                LabBound("no skip over 1 ms in the first second", abs($0 ?? .infinity) <= 1)
-            }
             return [
                 LabBound("≥ 20 steady windows", (steady?.windows ?? 0) >= 20),
                 LabBound("p99 ≤ \(Int(p99Bound)) µs (goal: 50)", (steady?.p99AbsUs ?? .infinity) <= p99Bound),
                 LabBound("drift ≤ 10 µs/s", abs(steady?.coreDriftUsPerS ?? .infinity) <= 10),
-            ] + rooms + skips + latencies + (fastPPM == 0 ? LabBound.receiversInSync(report) : [])
+            ] + LabBound.twoRoomsStart(report, firstSampleMs: 10, latencyMs: 70...95)
+                + (fastPPM == 0 ? LabBound.receiversInSync(report) : [])
         }
     }
 
@@ -329,8 +319,8 @@ struct MultiRoomSyncTests {
         run.server = "pipewire"
         run.seconds = 5
         // Both rooms pause at once on purpose: that common silence is no fault of the lab's server.
-        _ = try MultiRoomLab.run(run, titled: "play on ytpipewiresink, paused and resumed", silentOnPurpose: true) {
-            report in
+        let title = "play on ytpipewiresink, paused and resumed"
+        _ = try MultiRoomLab.run(run, titled: title, silencesAreTheServers: false) { report in
             ["left", "right"].map { room in
                 let jumps = report.resumeJumpsMs?[room] ?? nil
                 return LabBound(
@@ -340,45 +330,139 @@ struct MultiRoomSyncTests {
         }
     }
 
-    /// PipeWire's own sink (`pipewiresink`) as the rooms' output, the second told to play
-    /// 10 ms later: the rooms keep the 10 ms and play within the latency. pipewiresink is no audio base sink, so no
-    /// `OutputAligner` follows it: the sink syncs each buffer to the shared clock and PipeWire's graph plays it in
-    /// its next cycle. On the lab's one graph two rooms come out identical to the sample even unsynchronised
-    /// (measured with `--no-sync`: median 0 µs, p99 0 µs), so the delay is what shows the shared timing reaching
-    /// the sink (unsynchronised, `--delay-ms` is refused with a warning and the rooms sit 0 µs apart). Measured:
-    /// the delay came out 10 667 µs (512 samples: as if PipeWire placed the stream on a grid of its cycles),
-    /// sending → sound 88-98 ms, ~20 ms above pulsesink's 70, and a pulsesink room beside a pipewiresink room on
-    /// one PipeWire 2.6 ms apart (issue 22). Other runs (one in CI, one here) put the rooms 5 333 µs apart, or moved
-    /// them between those places during the run: PipeWire's grid is 256 samples, and with no aligner the delay
-    /// lands on it. So the bounds are one grid step either side of 10 ms: still far from the 0 µs of rooms that do
-    /// not share the timing. A third attempt, as for `ytpipewiresink`: on 2026-12-03 a room moved by whole cycles
-    /// during the run (the other's gaps never at once with it) in 3 of 6 runs, with this build and the one before
-    /// alike, and a CI run missed both attempts that way on a PipeWire on its rate (-4 ppm).
+    /// PipeWire's own sink (`pipewiresink`) as the rooms' output, with normal clocks, with the second receiver's
+    /// clocks 200 ppm fast (libfaketime), and beside two CPU hogs: the rooms play in step to the sample, from the first one, at the shared
+    /// latency. pipewiresink has no ring buffer and no clock, so no `OutputAligner` can follow it: its samples are
+    /// placed on its PipeWire graph's cycles (`PipeWireSinkPacer`). Measured (8-20 s lab runs of two and three
+    /// rooms): steady p99 0-21 µs in every run, normal, fast and beside CPU hogs (from the first sound 0-21 µs
+    /// normal, 40-121 µs fast: the fast receiver's clock is still being corrected in its first second), sending →
+    /// sound 80.0-80.2 ms, the first sample within 0.73 ms of the file's start; before, rooms sat on whole
+    /// 256-sample cycles (0 or 5.3 ms apart), and sending → sound was 88-98 ms. Broken on purpose (no moves after
+    /// the start) both cases missed the p99 bound (rooms 104-833 µs apart, from the clock's start-up estimate).
+    /// Beside CPU hogs, the rooms' first audio was cut by 1-41 ms, and rooms started a cycle or two late, until
+    /// the output opened before the first packet and the pacer waited for the sink's stream to play (its node to
+    /// run: 12-55 ms after its format came): then the first sample in every room of 12 was 0.0 ms into the file.
+    /// Broken on purpose (the output opened only with the first packet, as before), these runs still passed: the
+    /// wait for the stream to play held their start; 6 s lab runs of three rooms beside two hogs cut the first
+    /// 28 ms in every room once in five then. The project's CI missed every attempt of all three cases with rooms
+    /// one or two cycles late from their first sample (85.5 / 90.8 ms), never seen on this machine; a render held
+    /// up 5.4 ms on purpose does it here (85.4 ms in both rooms: the latency bound), and the start observed from
+    /// the sink's buffers coming back (`PipeWireSinkPacer.observedStart`) brings them to 80.1 ms.
+    @Test(
+        .enabled(if: MultiRoomLab.pipeWireAvailable, "needs PipeWire, pipewire-pulse and wireplumber"),
+        arguments: zip([0.0, 200.0, 0.0], [0, 0, 2]))
+    func receiversOnPipeWiresOwnSinkPlayInStep(fastPPM: Double, hogs: Int) throws {
+        var run = MultiRoomRun(
+            senders: [Self.sender], receivers: [Self.pipeWireSinkReceiver, Self.pipeWireSinkReceiver])
+        run.server = "pipewire"
+        run.seconds = 15
+        run.hogs = hogs
+        if fastPPM != 0 { run.fast = [2: fastPPM] }
+        let title = "multi-room on pipewiresink, receiver 2 \(Int(fastPPM)) ppm fast, \(hogs) CPU hogs"
+        _ = try MultiRoomLab.run(run, titled: title, attempts: 3) { report in
+            let steady = report.steady
+            return [
+                LabBound("≥ 15 steady windows", (steady?.windows ?? 0) >= 15),
+                LabBound("p99 ≤ 100 µs (goal: 50)", (steady?.p99AbsUs ?? .infinity) <= 100),
+                LabBound("drift ≤ 5 µs/s", abs(steady?.coreDriftUsPerS ?? .infinity) <= 5),
+            ] + LabBound.twoRoomsStart(report, firstSampleMs: 2, latencyMs: 75...85)
+                // A receiver under libfaketime leaves no last words.
+                + (fastPPM == 0 ? LabBound.receiversInSync(report) + Self.placedByCycles(report) : [])
+        }
+    }
+
+    /// A room on yt-gst's own PipeWire output (`ytpipewiresink`, aligned on its stream's timing) and one on
+    /// `pipewiresink` told to play 10 ms later: the rooms keep the 10 ms to the sample. Two ways of placing the
+    /// samples, so an error both pipewiresink rooms of the test above would share (a whole cycle, a delay left out)
+    /// shows here. Measured: 10 000 µs (steady range 0-21 µs), sending → sound 80.2 / 90.2 ms; the two outputs
+    /// without the delay: median 0 µs, p99 21 µs. Broken on purpose (the stream placed a cycle later) it missed the
+    /// median and latency bounds on all three attempts. Before the pipewiresink room's samples were placed on the graph's
+    /// cycles, a delay between two pipewiresink rooms came out 5 333 or 10 667 µs (PipeWire's grid of 256-sample
+    /// cycles), or moved between those during a run.
     @Test(.enabled(if: MultiRoomLab.pipeWireAvailable, "needs PipeWire, pipewire-pulse and wireplumber"))
     func receiversOnPipeWiresOwnSinkKeepADelay() throws {
-        let receiver =
-            "\(Paths.binary) receive rtp://@{group}:{port} --iface eth0 --sink 'pipewiresink target-object={sink}'"
-        var run = MultiRoomRun(senders: [Self.sender], receivers: [receiver, receiver + " --delay-ms 10"])
+        let ownOutput =
+            "\(Paths.binary) receive rtp://@{group}:{port} --iface eth0 --sink 'ytpipewiresink target-object={sink}'"
+        let receivers = [ownOutput, Self.pipeWireSinkReceiver + " --delay-ms 10"]
+        var run = MultiRoomRun(senders: [Self.sender], receivers: receivers)
         run.server = "pipewire"
         run.seconds = 15
         run.expectMicroseconds = 10_000
         _ = try MultiRoomLab.run(run, titled: "multi-room on pipewiresink, --delay-ms 10", attempts: 3) { report in
             let steady = report.steady
-            // The second room plays 10 ms later by design (CI once measured 127 and 137 ms).
             let rooms: [(latency: Double?, delay: Double)] = [
                 (report.steadyLatencyMs?.left, 0), (report.steadyLatencyMs?.right, 10),
             ]
             let latencies = rooms.map { room -> LabBound in
-                let (low, high) = (20 + room.delay, 130 + room.delay)
+                let (low, high) = (75 + room.delay, 85 + room.delay)
                 let latency = room.latency ?? 0
                 return LabBound("latency \(Int(low))-\(Int(high)) ms", latency > low && latency < high)
             }
             return [
                 LabBound("≥ 15 steady windows", (steady?.windows ?? 0) >= 15),
-                LabBound("median 10 ms ± 5.4 ms", abs((steady?.medianUs ?? 0) - 10_000) <= 5_400),
-                LabBound("core range ≤ 5.4 ms", (steady?.coreRangeUs ?? .infinity) <= 5_400),
-            ]
-                + latencies + LabBound.receiversInSync(report)
+                LabBound("median 10 ms ± 50 µs", abs((steady?.medianUs ?? 0) - 10_000) <= 50),
+                LabBound("core range ≤ 100 µs", (steady?.coreRangeUs ?? .infinity) <= 100),
+            ] + latencies + LabBound.receiversInSync(report)
+                + [LabBound("receiver2 placed by PipeWire's cycles", Self.placedByCycles(report).last?.holds == true)]
+        }
+    }
+
+    /// pipewiresink rooms of a stream in another format than the one their output opens for before a sender is
+    /// heard (44.1 kHz mono L16, the file's first channel; the graph runs at 48 kHz): each output opens again for
+    /// the stream's format and the rooms play it in step. pipewiresink's stream keeps the format it was connected
+    /// in until the sink closes: with the output left open, a 1 kHz tone came out at 2 216 Hz (lab). Measured: p99
+    /// 17 µs, sending → sound 78.8 ms (the graph's resampler). Broken on purpose (the sink not closed) it missed
+    /// every bound on all three attempts: no steady window, the rooms played a sound the lab could not find.
+    @Test(.enabled(if: MultiRoomLab.pipeWireAvailable, "needs PipeWire, pipewire-pulse and wireplumber"))
+    func receiversOnPipeWiresOwnSinkOpenForTheStreamsFormat() throws {
+        let sender =
+            "sh -c 'sox {noise} -r 44100 {work}/noise-44k1-mono.wav remix 1 && exec \(Paths.binary) stream "
+            + "{work}/noise-44k1-mono.wav --to rtp://{group}:{port} --iface eth0 -q'"
+        var run = MultiRoomRun(senders: [sender], receivers: [Self.pipeWireSinkReceiver, Self.pipeWireSinkReceiver])
+        run.server = "pipewire"
+        run.seconds = 15
+        let title = "multi-room on pipewiresink, 44.1 kHz mono"
+        _ = try MultiRoomLab.run(run, titled: title, attempts: 3, silencesAreTheServers: false) { report in
+            let steady = report.steady
+            return [
+                LabBound("≥ 15 steady windows", (steady?.windows ?? 0) >= 15),
+                LabBound("p99 ≤ 100 µs", (steady?.p99AbsUs ?? .infinity) <= 100),
+            ] + LabBound.twoRoomsStart(report, firstSampleMs: 2, latencyMs: 75...85) + LabBound.receiversInSync(report)
+        }
+    }
+
+    /// pipewiresink rooms whose PipeWire graph stalls for 100 ms (its server stopped, as a starved machine stalls
+    /// it, 2.5 s into the stream): every room's stream runs dry, its sink is held up as long, and each room is placed
+    /// afresh on the graph's cycles and plays on in step. Measured: p99 7-21 µs, silent 96-101 ms; sending → sound
+    /// 80.2-85.1 ms after the stall, the same in both rooms (the recording's timeline, which the stall upsets too,
+    /// may carry that: bounded loosely here). Broken on purpose (a room placed afresh waited again before each
+    /// chunk it then dropped as too late) every room stayed silent from the stall on, on all three attempts: what
+    /// ended 60 s bench runs in silence after the lab's own 50-64 ms stalls.
+    @Test(.enabled(if: MultiRoomLab.pipeWireAvailable, "needs PipeWire, pipewire-pulse and wireplumber"))
+    func receiversOnPipeWiresOwnSinkPlayOnAfterTheGraphStalls() throws {
+        var run = MultiRoomRun(
+            senders: [Self.sender], receivers: [Self.pipeWireSinkReceiver, Self.pipeWireSinkReceiver])
+        run.server = "pipewire"
+        run.seconds = 15
+        run.serverStall = (at: 2.5, milliseconds: 100)
+        let title = "multi-room on pipewiresink, the graph stalled for 100 ms"
+        _ = try MultiRoomLab.run(run, titled: title, attempts: 3, silencesAreTheServers: false) { report in
+            let steady = report.steady
+            return [
+                LabBound("≥ 15 steady windows", (steady?.windows ?? 0) >= 15),
+                LabBound("p99 ≤ 100 µs", (steady?.p99AbsUs ?? .infinity) <= 100),
+                LabBound("no silence over 400 ms", report.longestGapMs.max <= 400),
+            ] + LabBound.twoRoomsStart(report, firstSampleMs: 2, latencyMs: 70...100) + LabBound.receiversInSync(report)
+        }
+    }
+
+    static let pipeWireSinkReceiver =
+        "\(Paths.binary) receive rtp://@{group}:{port} --iface eth0 --sink 'pipewiresink target-object={sink}'"
+
+    /// Each receiver's last words say its output was placed by its PipeWire graph's cycles.
+    static func placedByCycles(_ report: SkewReport) -> [LabBound] {
+        report.lab.processes.sorted { $0.key < $1.key }.filter { $0.key.hasPrefix("receiver") }.map {
+            LabBound("\($0.key) placed by PipeWire's cycles", $0.value.logTail.contains("PipeWire's cycles"))
         }
     }
 

@@ -36,6 +36,9 @@ public struct MultiRoomRun: Sendable {
     public var hogs = 0
     /// The audio server: "pulseaudio", or "pipewire" (PipeWire with pipewire-pulse on the same socket).
     public var server = "pulseaudio"
+    /// The audio server stopped this many seconds after sending starts, for this many ms (as a starved machine
+    /// stalls it).
+    public var serverStall: (at: Double, milliseconds: Double)?
 
     public init(senders: [String], receivers: [String]) {
         self.senders = senders
@@ -52,6 +55,7 @@ public struct MultiRoomRun: Sendable {
             + ["--device-ppm", "\(devicePPM)"]
             + pairs("--fast", fast) + pairs("--loss", loss) + pairs("--jitter", jitter) + pairs("--join", join)
             + ["--warmup-s", "\(warmupSeconds)", "--hog", "\(hogs)", "--server", server]
+            + (serverStall.map { ["--stall-server", "\($0.at):\($0.milliseconds)"] } ?? [])
     }
 }
 

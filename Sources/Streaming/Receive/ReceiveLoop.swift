@@ -274,8 +274,7 @@ final class ReceiveLoop: SessionLoopHandler {
     private var syncSummary: SyncSummary? {
         guard let sync else { return nil }
         return SyncSummary(
-            clock: clockWatch, output: sync.aligners.first?.status,
-            onGraphCycles: PulseStreamClock.placedByGraphCycles)
+            clock: clockWatch, output: sync.outputStatus, onGraphCycles: sync.placedByGraphCycles)
     }
 
     /// After the pipeline's end of stream: how it ended, with the output finalised.

@@ -45,6 +45,7 @@ extension ReceiveSession {
     }
 
     private func configure(_ pipeline: Pipeline, plan: ReceivePlan, packetGuard: RTPPacketGuard?) throws(GstError) {
+        try ReceiverSync.nameOutputNodes(of: pipeline)
         switch plan {
         case .rtp(let address, let port, let rtcpPort, let caps, _):
             try configureRTP(pipeline, address: address, ports: (port, rtcpPort), caps: caps, packetGuard: packetGuard)
@@ -122,8 +123,10 @@ extension ReceiveSession {
         } catch {
             throw .socket(error, url: url, port: port)
         }
-        // Only an audio device: a file output (filesink) would be created before anyone sends.
-        let hasAudioDevice = pipeline.allElements().contains { $0.isAudioBaseSink }
+        // Only an audio device: a file output (filesink) would be created before anyone sends. pipewiresink too:
+        // its stream is linked and started 12-55 ms after its format comes (lab, beside CPU hogs), and drops what it
+        // is given until then.
+        let hasAudioDevice = pipeline.allElements().contains(where: \.isAudioOutput)
         let opened = hasAudioDevice ? openOutputEarly(pipeline, rtpCaps: caps ?? ReceiveSession.expectedRTPCaps) : nil
         let first = FirstPacket.wait(
             on: source, timeout: configuration.timeout, accepting: packetGuard.isPlayable,
@@ -186,6 +189,14 @@ extension ReceiveSession {
         }
     }
 
+    /// Closes an output opened early for another format, so that it opens for the stream's: to READY, where an audio
+    /// base sink takes the next format it is given, and pipewiresink through NULL (its stream keeps the format it
+    /// connected in until the sink closes).
+    private func closeOutputs(_ pipeline: Pipeline) {
+        _ = try? pipeline.setState(.ready)
+        for sink in pipeline.elements(madeBy: "pipewiresink") { sink.reopen() }
+    }
+
     /// After a clock wait that gave nothing: stopped, if a stop came meanwhile; else unsynchronised.
     private var stoppedOrUnsynchronised: Result<ReceiverSync?, FirstPacket.Missing> {
         for case .stop(let reason) in early { return .failure(.stopped(reason)) }
@@ -207,8 +218,8 @@ extension ReceiveSession {
             let shared = reference.makeClock(senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
         else { throw .clockUnavailable(reference) }
         if let rtpCaps, RTPFormat.decodedCaps(ofRTP: rtpCaps) != opened?.decoded {
-            // Not opened yet, or for another format: it opens for this one (an output that took one format keeps it).
-            if opened != nil { _ = try? pipeline.setState(.ready) }
+            // Not opened yet, or for another format: it opens for this one.
+            if opened != nil { closeOutputs(pipeline) }
             _ = openOutputEarly(pipeline, rtpCaps: rtpCaps)
         }
         switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {

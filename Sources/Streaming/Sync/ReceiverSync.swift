@@ -27,6 +27,8 @@ public final class ReceiverSync {
     let rate: Int
     /// One per audio sink.
     private(set) var aligners: [OutputAligner] = []
+    /// One per `pipewiresink`, which has no clock for an aligner to follow.
+    private(set) var pacers: [PipeWireSinkPacer] = []
     /// pulsesink's clock, which the aligners compare with the shared one, from `PulseStreamClock` while this plays.
     private let streamClockUse: PulseStreamClock.Use
 
@@ -115,6 +117,14 @@ public final class ReceiverSync {
         return sized
     }
 
+    /// Gives each `pipewiresink` whose stream has no properties set a node.name of its own (the process and the
+    /// element), before it makes its stream (at READY): its pacer follows that node's state (`PipeWireSinkPacer`).
+    static func nameOutputNodes(of pipeline: Pipeline) throws(GstError) {
+        for sink in pipeline.elements(madeBy: "pipewiresink") where sink.structure(of: "stream-properties") == nil {
+            try sink.set("stream-properties", fromString: "props,node.name=yt-gst-\(getpid())-\(sink.name)")
+        }
+    }
+
     /// Puts back what `sizeOutputs` set: for a receiver that plays unsynchronised after all.
     static func unsizeOutputs(_ sized: SizedOutputs) {
         for (sink, property) in sized { sink.resetToDefault(property) }
@@ -170,9 +180,28 @@ public final class ReceiverSync {
             sink.follow(aligner)
             aligners.append(aligner)
         }
+        for sink in pipeline.elements(madeBy: "pipewiresink") {
+            guard
+                let pacer = PipeWireSinkPacer(
+                    target: sink.string("target-object"),
+                    node: sink.structure(of: "stream-properties")?.string("node.name"), clock: clock,
+                    latency: latency)
+            else { continue }
+            // It hands each buffer on as it comes; the pacer places its samples (the jitter buffer holds them).
+            try sink.set("sync", to: false)
+            sink.pace(pacer, chunk: PipeWireSinkPacer.chunk)
+            pacers.append(pacer)
+        }
         outputBuffer = largestBuffer ?? ReceiverSync.outputBufferMicroseconds
         try jitterBuffer.set("latency", to: jitterBufferMilliseconds)
     }
+
+    /// The first output's alignment, for the status; nil without an audio sink or `pipewiresink`.
+    var outputStatus: OutputAligner.Status? { aligners.first?.status ?? pacers.first?.status }
+
+    /// Whether an output is placed by its PipeWire graph's own cycle starts (pulsesink on pipewire-pulse, or a
+    /// paced `pipewiresink`).
+    var placedByGraphCycles: Bool { PulseStreamClock.placedByGraphCycles || pacers.contains { $0.placed } }
 }
 
 /// The delay, shared by the loop that sets it and the streaming thread that reads it for every packet.
