@@ -62,14 +62,11 @@ extension Element {
                 }
                 return GST_PAD_PROBE_OK
             }
-            guard let buffer = gst_pad_probe_info_get_buffer(info), let caps = gst_pad_get_current_caps(pad) else {
+            guard let buffer = gst_pad_probe_info_get_buffer(info), var audio = input.format(at: pad) else {
                 return GST_PAD_PROBE_OK
             }
-            var audio = GstAudioInfo()
-            let parsed = gst_audio_info_from_caps(&audio, caps) != 0
-            gst_caps_unref(caps)
             let due = Int64(CGst_pad_buffer_clock_time(pad, buffer))
-            guard parsed, audio.bpf > 0, audio.rate > 0, due >= 0 else { return GST_PAD_PROBE_OK }
+            guard due >= 0 else { return GST_PAD_PROBE_OK }
             let chunkDue: Int64
             let frames: Int
             switch input.collect(buffer, due: due, audio: audio, into: info, at: pad) {
@@ -116,6 +113,8 @@ private final class PacedInput: PacedSink, @unchecked Sendable {
     private var heldBuffer: UnsafeMutablePointer<GstBuffer>?
     /// The pad and format of the chunk being edited.
     private var edited: (pad: UnsafeMutablePointer<GstPad>, audio: GstAudioInfo)?
+    /// The pad's caps last seen (a reference) and their format (nil: not raw audio), parsed once for each.
+    private var parsed: (caps: UnsafeMutablePointer<GstCaps>, audio: GstAudioInfo?)?
     /// How often a free buffer is looked for while waiting for one (µs).
     private static let freeBufferPoll: useconds_t = 200
 
@@ -125,6 +124,7 @@ private final class PacedInput: PacedSink, @unchecked Sendable {
     }
 
     deinit {
+        if let parsed { gst_caps_unref(parsed.caps) }
         if let heldBuffer { gst_buffer_unref(heldBuffer) }
         if let pool { gst_object_unref(UnsafeMutableRawPointer(pool)) }
         g_object_unref(UnsafeMutableRawPointer(adapter))
@@ -160,6 +160,20 @@ private final class PacedInput: PacedSink, @unchecked Sendable {
         gst_buffer_copy_into(whole, buffer, GST_BUFFER_COPY_FLAGS, 0, gsize.max)
         CGst_probe_replace_buffer(info, whole)
         return .chunk(due: heldDue, frames: frames)
+    }
+
+    /// The raw audio format of `pad`'s current caps; nil when it has none.
+    func format(at pad: UnsafeMutablePointer<GstPad>) -> GstAudioInfo? {
+        guard let caps = gst_pad_get_current_caps(pad) else { return nil }
+        if let parsed, parsed.caps == caps {
+            gst_caps_unref(caps)
+            return parsed.audio
+        }
+        if let parsed { gst_caps_unref(parsed.caps) }
+        var audio = GstAudioInfo()
+        let raw = gst_audio_info_from_caps(&audio, caps) != 0 && audio.bpf > 0 && audio.rate > 0
+        parsed = (caps, raw ? audio : nil)
+        return raw ? audio : nil
     }
 
     /// A chunk of `audio` at `pad` is about to be edited.

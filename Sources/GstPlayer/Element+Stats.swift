@@ -1,4 +1,5 @@
-// yt-gst — reading structure-valued properties ("stats" of rtpjitterbuffer, rtpsession, srtsrc) and pads.
+// yt-gst — structure-valued properties ("stats" of rtpjitterbuffer, rtpsession, srtsrc read; a pipewiresink's
+// "stream-properties" added to) and pads.
 internal import CGStreamer
 
 extension Element {
@@ -16,6 +17,32 @@ extension Element {
         defer { g_value_unset(&value) }
         g_object_get_property(CGst_gobject(raw), property, &value)
         return gst_value_get_structure(&value).map { Structure($0) }
+    }
+
+    /// Sets the string field `field` of the structure-valued property `property` to `value`, keeping the fields it
+    /// has (a new structure named as the property where it holds none).
+    ///
+    /// - Throws: `.notFound` when there is no such property; `.invalidValue` when it holds no structure.
+    /// The corresponding C functions are `g_object_get_property`, `gst_structure_set_value`, `g_object_set_property`.
+    public func set(_ field: String, to value: String, inStructure property: String) throws(GstError) {
+        guard try requireProperty(property).pointee.value_type == gst_structure_get_type() else {
+            throw GstError(
+                kind: .invalidValue, message: "property \"\(property)\" of \"\(name)\" holds no structure")
+        }
+        var structureValue = GValue()
+        g_value_init(&structureValue, gst_structure_get_type())
+        defer { g_value_unset(&structureValue) }
+        g_object_get_property(CGst_gobject(raw), property, &structureValue)
+        let structure =
+            gst_value_get_structure(&structureValue).map { gst_structure_copy($0) } ?? gst_structure_new_empty(property)
+        var fieldValue = GValue()
+        g_value_init(&fieldValue, CGst_type_string())
+        defer { g_value_unset(&fieldValue) }
+        g_value_set_string(&fieldValue, value)
+        gst_structure_set_value(structure, field, &fieldValue)
+        gst_value_set_structure(&structureValue, structure)
+        gst_structure_free(structure)
+        g_object_set_property(CGst_gobject(raw), property, &structureValue)
     }
 
     /// Whether the pad of this name is linked to another pad.

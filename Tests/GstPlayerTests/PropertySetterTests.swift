@@ -96,4 +96,30 @@ import Testing
         let missing = #expect(throws: GstError.self) { try volume.set("no-such-property", to: 1) }
         #expect(missing?.kind == .notFound)
     }
+
+    /// A field set in a structure-valued property (pulsesink's `stream-properties`, as a receiver names a
+    /// pipewiresink's node) joins the fields set there before, or makes the structure where none was set; a property
+    /// that holds no structure, or none at all, throws.
+    @Test func aFieldJoinsAStructurePropertyAndKeepsItsOtherFields() throws {
+        let pipeline = try Pipeline(
+            launch: "audiotestsrc ! pulsesink name=set stream-properties=\"props,media.role=Music\" "
+                + "audiotestsrc ! pulsesink name=unset")
+        let set = try pipeline.element(named: "set")
+        try set.set("node.name", to: "room-1", inStructure: "stream-properties")
+        #expect(set.structure(of: "stream-properties")?.string("media.role") == "Music")
+        #expect(set.structure(of: "stream-properties")?.string("node.name") == "room-1")
+        let unset = try pipeline.element(named: "unset")
+        #expect(unset.structure(of: "stream-properties") == nil)
+        try unset.set("node.name", to: "room-2", inStructure: "stream-properties")
+        #expect(unset.structure(of: "stream-properties")?.name == "stream-properties")
+        #expect(unset.structure(of: "stream-properties")?.string("node.name") == "room-2")
+        let notAStructure = #expect(throws: GstError.self) {
+            try set.set("x", to: "y", inStructure: "device")
+        }
+        #expect(notAStructure?.kind == .invalidValue)
+        let missing = #expect(throws: GstError.self) {
+            try set.set("x", to: "y", inStructure: "no-such-property")
+        }
+        #expect(missing?.kind == .notFound)
+    }
 }

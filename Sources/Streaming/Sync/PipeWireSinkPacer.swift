@@ -80,6 +80,8 @@ public final class PipeWireSinkPacer: OutputPacing {
     /// The silence a start is observed with (cycles, in each of two buffers; see `observedStart`), and the most
     /// cycles a start observed off is moved by (more: not believed).
     static let leadCycles = 1.5
+    /// How long before the cycle a buffer is due back in the wait for it begins (ns).
+    static let lookAhead: Int64 = 500_000
     static let mostCyclesOff = 3.0
     static let trigger = 0.6
     static let maxStep = 4
@@ -112,7 +114,7 @@ public final class PipeWireSinkPacer: OutputPacing {
 
     public func edit(due: Int64, frames: Int, rate: Int, sink: any PacedSink) -> PacedEdit {
         guard rate > 0 else { return .keep }
-        let ticksPerFrame = watch.rate > 0 ? Double(watch.rate) / Double(rate) : 1
+        var ticksPerFrame = watch.rate > 0 ? Double(watch.rate) / Double(rate) : 1
         var placement = state.withLock { $0.placement }
         let now = KernelClock.nanoseconds(CLOCK_MONOTONIC)
         if let known = placement, let cycle = watch.cycle(atOrBefore: now),
@@ -135,34 +137,24 @@ public final class PipeWireSinkPacer: OutputPacing {
         let placing = placement == nil
         if placing {
             let chunkEnd = Int64(dueHere) + Int64(frames) * 1_000_000_000 / Int64(rate)
-            guard waitUntilTheStreamPlays(until: chunkEnd), var cycle = waitBetweenCycles(until: chunkEnd) else {
+            guard let cycle = cycleToPlaceIn(dueHere: dueHere, until: chunkEnd), watch.rate > 0 else {
                 return .dropFirst(frames)
             }
-            // The empty first buffer plays (nothing) in the first cycle after it reached the stream, and takes that
-            // turn: the first chunk goes after it has.
-            if let primedAt = state.withLock({ $0.primedAt }), cycle.start < primedAt {
-                let next = cycle.start + cycle.period + Self.afterCycleStart
-                usleep(useconds_t(max(next - KernelClock.nanoseconds(CLOCK_MONOTONIC), 0) / 1000))
-                guard let later = waitBetweenCycles(until: chunkEnd) else { return .dropFirst(frames) }
-                cycle = later
-            }
-            // No more silence before a chunk than the stream's buffers surely hold: until then, it waits.
-            if let heard = watch.time(ofTicks: Double(cycle.ticks + cycle.length)) {
-                let excess = dueHere - heard - Double(watch.delay) - Double(Self.mostSilence)
-                if excess > 0 {
-                    usleep(useconds_t(excess / 1000))
-                    guard let later = waitBetweenCycles(until: chunkEnd) else { return .dropFirst(frames) }
-                    cycle = later
-                }
-            }
+            // The graph's rate as the watch now knows it: a new watch (an output opened again for the stream's
+            // format) has seen no cycle before the wait, and a 44.1 kHz stream placed at one tick a frame started
+            // 62 frames (1.4 ms) off, which the moves then took back 4 frames at a time, cutting its first sound.
+            ticksPerFrame = Double(watch.rate) / Double(rate)
             placement = observedStart(
                 Placement(
                     startTicks: Double(cycle.ticks + cycle.length), since: KernelClock.nanoseconds(CLOCK_MONOTONIC)),
                 placedIn: cycle, dueHere: dueHere, rate: rate, ticksPerFrame: ticksPerFrame, sink: sink)
         }
         guard var next = placement else { return .keep }
-        if !placing, let freed = sink.holdFreeBuffer(within: Self.freeBufferWait) {
-            next = checked(next, freedAt: freed, ticksPerFrame: ticksPerFrame)
+        if !placing {
+            sleepUntilABufferIsDue(next, ticksPerFrame: ticksPerFrame)
+            if let freed = sink.holdFreeBuffer(within: Self.freeBufferWait) {
+                next = checked(next, freedAt: freed, ticksPerFrame: ticksPerFrame)
+            }
         }
         guard let heard = watch.time(ofTicks: next.startTicks + Double(next.handed) * ticksPerFrame) else {
             return .keep
@@ -263,6 +255,19 @@ public final class PipeWireSinkPacer: OutputPacing {
         return next
     }
 
+    /// Sleeps until just before the cycle in which the graph is to give the stream's older buffer back (the one that
+    /// plays the first frame of the last chunk handed on), so that the wait for it, which looks for it every 200 µs,
+    /// begins there and not at once (a chunk comes up to 20 ms before its buffer).
+    private func sleepUntilABufferIsDue(_ known: Placement, ticksPerFrame: Double) {
+        let now = KernelClock.nanoseconds(CLOCK_MONOTONIC)
+        guard let cycle = watch.cycle(atOrBefore: now), cycle.length > 0 else { return }
+        let frameAfter = known.startTicks + Double(known.handed - known.lastChunk) * ticksPerFrame
+        let cycles = ((frameAfter - Double(cycle.ticks)) / Double(cycle.length)).rounded(.down)
+        guard let due = watch.time(ofTicks: Double(cycle.ticks) + cycles * Double(cycle.length)) else { return }
+        let wait = Int64(due) - Self.lookAhead - now
+        if wait > 0 { usleep(useconds_t(min(wait, Self.freeBufferWait) / 1000)) }
+    }
+
     /// The frames to move the output by for a gap (frames; positive: heard early, so moved later).
     static func move(forGap gap: Double, rate: Int) -> Int {
         guard abs(gap) >= trigger else { return 0 }
@@ -279,6 +284,26 @@ public final class PipeWireSinkPacer: OutputPacing {
             usleep(1_000)
         }
         return true
+    }
+
+    /// The cycle a stream is placed in (it plays from the next one's start), at most until `deadline` (ns, kernel):
+    /// once the stream plays, well between two cycle starts, after the cycle the empty first buffer takes (it plays
+    /// nothing in the first cycle after it reached the stream, and takes that turn), and with no more silence before
+    /// the chunk due at `dueHere` than the stream's buffers surely hold (`mostSilence`; until then, it waits).
+    private func cycleToPlaceIn(dueHere: Double, until deadline: Int64) -> GraphCycles.Cycle? {
+        guard waitUntilTheStreamPlays(until: deadline) else { return nil }
+        while let cycle = waitBetweenCycles(until: deadline) {
+            let now = KernelClock.nanoseconds(CLOCK_MONOTONIC)
+            var wait: Int64 = 0
+            if let primedAt = state.withLock({ $0.primedAt }), cycle.start < primedAt {
+                wait = cycle.start + cycle.period + Self.afterCycleStart - now
+            } else if let heard = watch.time(ofTicks: Double(cycle.ticks + cycle.length)) {
+                wait = Int64(dueHere - heard) - watch.delay - Self.mostSilence
+            }
+            guard wait > 0 else { return cycle }
+            usleep(useconds_t(wait / 1000))
+        }
+        return nil
     }
 
     /// Waits until the time is well between two cycle starts (see `afterCycleStart`), at most until `deadline` (ns,

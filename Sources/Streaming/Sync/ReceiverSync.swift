@@ -117,11 +117,13 @@ public final class ReceiverSync {
         return sized
     }
 
-    /// Gives each `pipewiresink` whose stream has no properties set a node.name of its own (the process and the
-    /// element), before it makes its stream (at READY): its pacer follows that node's state (`PipeWireSinkPacer`).
+    /// Gives each `pipewiresink` whose stream has no node.name a name of its own (the process and the element; the
+    /// stream properties a pipeline set are kept), before it makes its stream (at READY): its pacer follows that
+    /// node's state (`PipeWireSinkPacer`).
     static func nameOutputNodes(of pipeline: Pipeline) throws(GstError) {
-        for sink in pipeline.elements(madeBy: "pipewiresink") where sink.structure(of: "stream-properties") == nil {
-            try sink.set("stream-properties", fromString: "props,node.name=yt-gst-\(getpid())-\(sink.name)")
+        for sink in pipeline.elements(madeBy: "pipewiresink")
+        where sink.structure(of: "stream-properties")?.string("node.name") == nil {
+            try sink.set("node.name", to: "yt-gst-\(getpid())-\(sink.name)", inStructure: "stream-properties")
         }
     }
 
