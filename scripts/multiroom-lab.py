@@ -485,20 +485,29 @@ def proxy_tcp(listen_port, target, target_port, max_ms):
 # MARK: the run
 
 
+# The RTP clock rates a stream may have (RFC 3551's and yt-gst's L16/L24 rates; Opus's is 48 kHz).
+RTP_RATES = (8_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 88_200, 96_000, 192_000)
+# How long the sniffer listens for the stream's rate (ns of arrivals after the second packet).
+RATE_SPAN_NS = 200_000_000
+
+
 def sniff(group, port, out):
     """In a receiver's namespace: writes the CLOCK_MONOTONIC ns at which the stream's first sample was sent (the
     receiver's own socket gets its copy too: multicast goes to every socket bound to the port). That is the second
     packet's arrival less the RTP time between the first two: a yt-gst sender's first packet goes out ahead of its
     time on purpose, the others at their time. Arrivals are the kernel's receive times (SO_TIMESTAMPNS, real time,
     moved onto CLOCK_MONOTONIC), not when this script woke up to read them: on a busy machine that came up to
-    hundreds of ms later, and sending -> sound read as 17-27 ms, even negative."""
+    hundreds of ms later, and sending -> sound read as 17-27 ms, even negative. The RTP time is in the stream's own
+    clock rate, the standard one nearest to what the packets after the first arrive at over 200 ms (taken as
+    48 kHz, a 44.1 kHz stream's first packet of 694 frames read as 1.28 ms shorter than it is, and its rooms'
+    sending -> sound as that much less)."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.bind((group, int(port)))
     s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, socket.inet_aton(group) + socket.inet_aton("0.0.0.0"))
     packets = []
-    for _ in range(2):
+    while len(packets) < 3 or packets[-1][0] - packets[1][0] < RATE_SPAN_NS:
         packet, ancillary, _, _ = s.recvmsg(65536, socket.CMSG_SPACE(16))
         # Real time minus monotonic, read right after (both advance together; the difference is what matters).
         arrived = time.monotonic_ns()
@@ -508,8 +517,10 @@ def sniff(group, port, out):
                 seconds, nanoseconds = struct.unpack("qq", data[:16])
                 arrived = seconds * 1_000_000_000 + nanoseconds - realtime_offset
         packets.append((arrived, struct.unpack("!I", packet[4:8])[0]))
-    (first_arrived, first_rtp), (second_arrived, second_rtp) = packets
-    sent = second_arrived - ((second_rtp - first_rtp) % (1 << 32)) * 1_000_000_000 // RATE
+    (first_arrived, first_rtp), (second_arrived, second_rtp), (last_arrived, last_rtp) = packets[:2] + packets[-1:]
+    seen = ((last_rtp - second_rtp) % (1 << 32)) * 1e9 / (last_arrived - second_arrived)
+    rate = min(RTP_RATES, key=lambda r: abs(r - seen))
+    sent = second_arrived - ((second_rtp - first_rtp) % (1 << 32)) * 1_000_000_000 // rate
     with open(out, "w") as f:
         f.write(f"{sent}\n{sent - first_arrived}\n")  # and how much earlier than that the first packet came
 

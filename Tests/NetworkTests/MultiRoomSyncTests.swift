@@ -415,8 +415,9 @@ struct MultiRoomSyncTests {
     /// heard (44.1 kHz mono L16, the file's first channel; the graph runs at 48 kHz): each output opens again for
     /// the stream's format and the rooms play it in step. pipewiresink's stream keeps the format it was connected
     /// in until the sink closes: with the output left open, a 1 kHz tone came out at 2 216 Hz (lab). Measured: p99
-    /// 17 µs, sending → sound 78.8 ms (the graph's resampler). Broken on purpose (the sink not closed) it missed
-    /// every bound on all three attempts: no steady window, the rooms played a sound the lab could not find.
+    /// 17 µs, sending → sound 80.05 ms (78.8 while the lab read the stream's RTP time as 48 kHz). Broken on purpose
+    /// (the sink not closed) it missed every bound on all three attempts: no steady window, the rooms played a sound
+    /// the lab could not find.
     @Test(.enabled(if: MultiRoomLab.pipeWireAvailable, "needs PipeWire, pipewire-pulse and wireplumber"))
     func receiversOnPipeWiresOwnSinkOpenForTheStreamsFormat() throws {
         let sender =
