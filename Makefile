@@ -43,7 +43,7 @@ test-asan:
 conformance: test-deps release
 	scripts/conformance.sh $(CURDIR)/.build/release/yt-gst
 
-## The side-by-side benchmarks (about 2 hours; every run timed out and its output checked; the tables in the README):
+## The side-by-side benchmarks (about 2½ hours, the multi-room rows 75 minutes of it; every run timed out and its output checked; the tables in the README):
 ## playback against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (~31 min), multi-room sync against Snapcast
 ## (~35 min), recording against wavenc, sox and arecord (~10 min), broadcasting against gst-launch shout2send
 ## (~15 min), control (IPC and MPRIS) against mpv with mpv-mpris (~4 min), the rooms' control service against

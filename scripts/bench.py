@@ -370,7 +370,8 @@ def main():
     p.add_argument("--multiroom", action="store_true",
                    help="only the multi-room rows: yt-gst and Snapcast in scripts/multiroom-lab.py (see multiroom())")
     p.add_argument("--multiroom-scenarios", default=",".join(DEFAULT_SCENARIOS),
-                   help="comma-separated: " + ", ".join(MULTIROOM_SCENARIOS) + " (all but ten-minutes by default)")
+                   help="comma-separated: " + ", ".join(MULTIROOM_SCENARIOS)
+                   + " (all by default; ten-minutes then for yt-gst alone)")
     p.add_argument("--multiroom-peers", default="yt-gst,snapcast,snapcast-tuned",
                    help="comma-separated: yt-gst, snapcast (default 1000 ms buffer), snapcast-tuned (100 ms)")
     p.add_argument("--multiroom-seconds", type=float, default=60, help="length of each run (long: 200 s, ten-minutes: 600 s)")
@@ -583,11 +584,11 @@ MULTIROOM_WARMUP_S = 10  # the "steady" figures start this long after sending (a
 MULTIROOM_SCENARIOS = {
     "normal": ([], "every receiver normal"),
     "fast": (["--fast", "2:200"], "receiver 2's clocks 200 ppm fast (faketime)"),
+    "device-100": (["--device-ppm", "100"], "the rooms' device 100 ppm fast (+ its own ~80-190; faketime'd server)"),
     "device": (["--device-ppm", "200"], "the rooms' device 200 ppm fast (+ its own ~80-190; faketime'd server)"),
     "jitter-loss": (["--jitter", "2:5", "--loss", "2:1"], "0–5 ms jitter + 1 % loss on receiver 2's path"),
     "late-join": (["--join", "2:20"], "receiver 2 joins 20 s late"),
     "long": ([], "200 s run"),
-    "ten-minutes": ([], "10-minute run"),
     "delay": ([], "receiver 2 delayed 10 ms by its own option"),
     "alsa": ([], "every receiver on alsasink (ALSA's pulse plugin, 100 ms buffer, --latency-ms 160)"),
     "pipewire": (["--server", "pipewire"], "PipeWire: every receiver on pipewire-pulse (pulsesink)"),
@@ -600,11 +601,14 @@ MULTIROOM_SCENARIOS = {
     "pipewire-output-fast": (["--server", "pipewire", "--fast", "2:200"],
                              "PipeWire, yt-gst's output: receiver 2's clocks 200 ppm fast (faketime)"),
     "hog": (["--hog", "2"], "beside two CPU hogs (stress-ng --cpu 1 each)"),
+    "ten-minutes": ([], "10-minute run"),
 }
-# The runs that are not --multiroom-seconds long: the 10-minute one is left out unless asked for (for three peers
-# it would add half an hour to the bench).
+# The runs that are not --multiroom-seconds long.
 SCENARIO_SECONDS = {"long": 200, "ten-minutes": 600}
-DEFAULT_SCENARIOS = [s for s in MULTIROOM_SCENARIOS if s != "ten-minutes"]
+DEFAULT_SCENARIOS = list(MULTIROOM_SCENARIOS)
+# The 10-minute run is yt-gst's alone unless asked for: for the two Snapcast peers it would add half an hour to the
+# bench, and the 200 s run already shows how they hold.
+YT_ONLY_BY_DEFAULT = {"ten-minutes"}
 # The yt-gst receivers of the scenarios that are not Snapcast's (its client has no such output): alsa (the lab's
 # PULSE_SINK picks its channel), pipewiresink and ytpipewiresink (the lab's PipeWire node of its channel).
 YT_ONLY_RECEIVERS = {
@@ -690,7 +694,8 @@ def multiroom_cells(report, scenario):
     settle = report.get("settle_s")
     note = f"settled in {settle:.2f} s" if scenario == "late-join" and settle is not None else (
         "never settled within 50 µs" if scenario == "late-join" else "")
-    if scenario == "device":  # both rooms share the device: what counts is each one's latency held in real time
+    # The rooms share the device: what counts is each one's latency held in real time.
+    if scenario.startswith("device"):
         drifts = [v["drift_us_per_s"] for v in (report.get("steady_latency") or {}).values() if v]
         note = (f"device {report['device']['measured_ppm']:+.0f} ppm; latency drift "
                 + "/".join(f"{d:+.1f}" for d in drifts) + " µs/s")
@@ -723,6 +728,7 @@ def multiroom(a):
     dropout; late join settled within 2 s; the long run's max − min ≤ 50 µs; the delay 10 ms ± 50 µs."""
     scenarios = [s for s in a.multiroom_scenarios.split(",") if s]
     peers = [x for x in a.multiroom_peers.split(",") if x]
+    defaulted = scenarios == DEFAULT_SCENARIOS
     for s in scenarios:
         if s not in MULTIROOM_SCENARIOS:
             print(f"bench: unknown scenario {s}", file=sys.stderr)
@@ -741,7 +747,10 @@ def multiroom(a):
     print("|" + "|".join(["---"] * 2 + ["---:"] * 9 + ["---"]) + "|", flush=True)
     for scenario in scenarios:
         for peer in peers:
-            report = multiroom_run(peer, scenario, a)
+            if defaulted and scenario in YT_ONLY_BY_DEFAULT and peer != "yt-gst":
+                report = {"error": f"n/a (yt-gst only unless --multiroom-scenarios names {scenario})"}
+            else:
+                report = multiroom_run(peer, scenario, a)
             print("| " + " | ".join([MULTIROOM_SCENARIOS[scenario][1], peer] + multiroom_cells(report, scenario))
                   + " |", flush=True)
     return 0
