@@ -25,6 +25,7 @@ if [ "${1:-build}" = test ]; then
   packages+=(socat python3-pip)  # the IPC tests: socat as a client, pip for python-mpv-jsonipc (below)
   packages+=(dbus playerctl)  # the MPRIS tests: dbus-run-session, dbus-send, dbus-monitor; playerctl as the desktop
   packages+=(stress-ng)  # a CPU hog beside the lab: the multi-room tests must pass, and never hang, on a busy machine
+  packages+=(gdb)  # the lab logs where each thread of a process that ignored its SIGINT was (scripts/multiroom-lab.py)
   packages+=(pipewire pipewire-pulse pipewire-bin wireplumber gstreamer1.0-pipewire)  # the lab on PipeWire (--server pipewire)
   packages+=(mpv mpv-mpris)  # bench --control: mpv 0.35 and its MPRIS plugin, the peer of the IPC and MPRIS rows
   # the control page in a real browser: headless Chromium driven by scripts/web-page-check.py (Debian's python3)

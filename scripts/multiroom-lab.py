@@ -66,6 +66,7 @@ import argparse
 import json
 import os
 import random
+import re
 import select
 import shlex
 import signal
@@ -98,6 +99,29 @@ def tool(name):
 IP, NFT = tool("ip"), tool("nft")
 # Prefixed to every process the lab starts: it dies with the lab (see the header).
 DIES_WITH_LAB = [tool("setpriv"), "--pdeathsig", "KILL"]
+
+
+def thread_stacks(pid):
+    """Each thread of `pid` and its innermost frames (function and source line), from gdb: where a process that
+    did not stop when asked was held up."""
+    gdb = tool("gdb")
+    if not os.path.exists(gdb):
+        return "(gdb is not installed)\n"
+    try:
+        out = subprocess.run([tool("timeout"), "30", gdb, "-p", str(pid), "-batch", "-nx", "-ex",
+                              "thread apply all bt 10"], capture_output=True, text=True, errors="replace").stdout
+    except OSError as e:
+        return f"(gdb: {e})\n"
+    lines = []
+    for line in out.splitlines():
+        if line.startswith("Thread "):
+            m = re.match(r'Thread (\d+) .*?(?:"(.*)")?\):$', line)
+            lines.append(f"thread {m.group(1)} {m.group(2) or ''}:" if m else line)
+        elif line.startswith("#"):
+            # "#3  0x00007f... in func (args...) at file.c:12" -> "#3 func file.c:12"
+            m = re.match(r"#(\d+)\s+(?:0x[0-9a-f]+ in )?(\S+) \(.*?\)(?: (?:at|from) (\S+))?", line)
+            lines.append(f"  #{m.group(1)} {m.group(2)} {os.path.basename(m.group(3) or '')}" if m else "  " + line)
+    return "\n".join(lines) + "\n" if lines else "(gdb showed no threads)\n"
 # Prefixed to the lab's own audio path (the recorder, pipewire-pulse): round-robin realtime, below the servers' I/O.
 REALTIME = [tool("chrt"), "--rr", "10"]
 
@@ -291,10 +315,14 @@ class Lab:
         for rule in rules:
             run([IP, "netns", "exec", ns, NFT] + rule)
 
-    def stop(self, process, grace=3.0):
-        """SIGINT to its group (gst-launch -e and yt-gst finish cleanly), then SIGKILL after `grace` seconds."""
+    def stop(self, process, grace=3.0, log=None):
+        """SIGINT to its group (gst-launch -e and yt-gst finish cleanly), then SIGKILL after `grace` seconds; before
+        that, where each of its threads is goes to `log` (when given)."""
         if process.poll() is None:
             for sig, wait in ((signal.SIGINT, grace), (signal.SIGKILL, 5)):
+                if sig == signal.SIGKILL and log:
+                    with open(log, "a") as f:
+                        f.write(f"\nstill running {grace:g} s after SIGINT; its threads:\n{thread_stacks(process.pid)}")
                 try:
                     os.killpg(process.pid, sig)
                 except ProcessLookupError:
@@ -308,6 +336,22 @@ class Lab:
             os.killpg(process.pid, signal.SIGKILL)  # whatever its children left running
         except (ProcessLookupError, PermissionError):
             pass
+
+    def server_logs(self):
+        """The audio servers that exited or logged more than what every lab's server logs (no D-Bus, no PulseAudio
+        cookie, run as root), as processes' statuses labelled "server NAME": the exit status and the log's end."""
+        logs = {}
+        for name in ("pulseaudio", "pipewire", "wireplumber", "pipewire-pulse"):
+            path = os.path.join(self.work, f"{name}.log")
+            started = [server for server in self.servers if name in server.args]
+            if not started or not os.path.exists(path):
+                continue
+            status = started[-1].poll()
+            lines = [line for line in open(path, errors="replace") if not any(
+                usual in line for usual in ("session bus", "D-Bus", "cookie", "authentication key", "run as root"))]
+            if lines or status is not None:
+                logs[f"server {name}"] = {"command": name, "status": status, "log_tail": "".join(lines)[-600:]}
+        return logs
 
     def stall_server(self, ms):
         """Stops the audio server (its first process: PulseAudio, or PipeWire's graph) for `ms` ms."""
@@ -671,9 +715,12 @@ def main():
         recorder.stop()
         statuses = {}
         for label, command, process, log in lab.processes:
-            lab.stop(process)
+            lab.stop(process, log=log)
+            # A process killed after its SIGINT: the whole of where its threads were.
+            tail = 600 if process.returncode != -signal.SIGKILL else 6000
             statuses[label] = {"command": command, "status": process.returncode,
-                               "log_tail": open(log, errors="replace").read()[-600:]}
+                               "log_tail": open(log, errors="replace").read()[-tail:]}
+        statuses.update(lab.server_logs())
         data = skew.read(recorder.path, "s16le", len(a.receiver))
         timeline = recorder.timeline()
         report = skew.analyse_receivers(data, RATE, a.expect_us, a.bound_us, a.max_lag_ms, timeline, send_ns,

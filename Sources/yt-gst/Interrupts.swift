@@ -42,7 +42,7 @@ enum Interrupts {
     static func install() {
         _ = wakeWatch
         let handler: @convention(c) (Int32) -> Void = { signal in
-            Interrupts.received.store(signal, ordering: .relaxed)
+            if Interrupts.received.exchange(signal, ordering: .relaxed) != 0 { Interrupts.exitAtOnce(signal) }
             var byte: UInt8 = 1
             _ = write(Interrupts.wakePipe.write, &byte, 1)  // async-signal-safe
         }
@@ -54,6 +54,16 @@ enum Interrupts {
         sigaddset(&set, SIGINT)
         sigaddset(&set, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// A second signal: the user wants out now, though stopping is held up (a state change that waits for
+    /// something that does not come: a FIFO no one reads, a PipeWire server that does not answer, which holds
+    /// pipewiresink up to 30 s). Only async-signal-safe calls; what is written stays valid (the WAV writer's files
+    /// are valid at every moment).
+    private static func exitAtOnce(_ signal: Int32) -> Never {
+        let line: StaticString = "yt-gst: a second signal: exiting without waiting for the pipeline to stop\n"
+        _ = write(STDERR_FILENO, line.utf8Start, line.utf8CodeUnitCount)
+        _exit(exitCode(for: signal).rawValue)
     }
 
     /// The pending signal (SIGINT or SIGTERM), if one came.

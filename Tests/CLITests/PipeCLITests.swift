@@ -168,6 +168,28 @@ import WAV
         }
     }
 
+    /// A play whose output is a FIFO no one reads is held up opening it, where the first signal only asks it to
+    /// stop: the second ends it at once (130 for SIGINT, 143 for SIGTERM) with one line saying so, and the FIFO is
+    /// left as it was. Broken on purpose (the second signal only sets the flag again) it never exited.
+    @Test(arguments: [(SIGINT, 130), (SIGTERM, 143)] as [(Int32, Int32)])
+    func aSecondSignalEndsAPlayThatCannotStop(signal: Int32, status: Int32) throws {
+        defer { Paths.removeScratch(dir) }
+        let file = try input(seconds: 0.5)
+        let fifo = path("unread")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let player = try Run.launch(Paths.binary, ["play", file, "-q", "--sink", "filesink location=\(fifo)"])
+        #expect(player.waitUntilCatching(signal))
+        usleep(1_000_000)  // into the open that waits for a reader
+        player.signal(signal)
+        usleep(500_000)
+        player.signal(signal)
+        let r = player.wait(timeout: 5)
+        #expect(r.termination == .exited(status) && !r.timedOut, "\(r.termination) \(r.stderr)")
+        #expect(r.stderr.contains("a second signal: exiting without waiting"), "\(r.stderr)")
+        var info = stat()
+        #expect(stat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
+
     /// `cat FILE | yt-gst play -` in a terminal: keys come from /dev/tty (stdin is the audio); a seeking key says in
     /// one line that it is unavailable and playback goes on; q quits cleanly and the terminal is as it was.
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/tmux"), "needs tmux"))
