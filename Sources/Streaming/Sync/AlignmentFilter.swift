@@ -13,15 +13,16 @@
 /// The device clock of an audio server (PulseAudio's stream time) is noisy from one reading to the next (tens to
 /// hundreds of µs on a busy machine), while a device's rate differs from the sender's by up to a few hundred ppm.
 /// So the gap is estimated by a straight line fitted over the last `window` (4 s) of readings, evaluated at the
-/// newest (its slope is the rate difference); a correction is made when the estimate passes `trigger` (0.6)
-/// samples: each step moves the output by the estimate rounded to whole samples, at most `maxStep` (4, 83 µs at
-/// 48 kHz), at most every `decisionInterval` (100 ms): inaudible, and fast enough for 800 ppm. Each room then sits
-/// within about ±0.6 samples of the clock (a trigger of 1.5 samples with the estimate rounded down left each
-/// anywhere in ±1.5, two rooms up to 3 samples, 62 µs, apart by design). (One sample per step capped the rate at 208 ppm at 48 kHz: a
-/// PulseAudio null sink fed by pulsesink renders 60-400 ppm fast, as its timer counts each small chunk's duration
-/// in whole µs, and the output fell behind it until a 10 ms jump.) Measured in the multi-room lab, shorter windows
-/// chase the noise (20 steps a second, the output wandering by ±1 ms). Pure logic: `OutputAligner` feeds it from
-/// the sink.
+/// newest (its slope is the rate difference); a correction is made when the gap expected on average until the next
+/// decision (the estimate plus half a decision's drift) passes `trigger` (0.6) samples: each step moves the output by
+/// that rounded to whole samples, at most `maxStep` (4, 83 µs at 48 kHz), at most every `decisionInterval`
+/// (100 ms): inaudible, and fast enough for 800 ppm. Each room then sits within about ±0.6 samples of the clock,
+/// centred on it however its device drifts (a trigger of 1.5 samples with the estimate rounded down left each
+/// anywhere in ±1.5, two rooms up to 3 samples, 62 µs, apart by design). (One sample per step capped the rate at 208
+/// ppm at 48 kHz: a PulseAudio null sink fed by pulsesink renders 60-400 ppm fast, as its timer counts each small
+/// chunk's duration in whole µs, and the output fell behind it until a 10 ms jump.) Measured in the multi-room lab,
+/// shorter windows chase the noise (20 steps a second, the output wandering by ±1 ms). Pure logic: `OutputAligner`
+/// feeds it from the sink.
 public struct AlignmentFilter: Sendable {
     /// Why the filter has no estimate yet, or how it stands.
     public enum Phase: Equatable, Sendable {
@@ -128,12 +129,16 @@ public struct AlignmentFilter: Sendable {
         let (estimate, slope) = fit(at: time)
         gap = estimate
         drift = slope * 1e6
+        // Judged by the gap it has on average until the next decision, as the device drifts on meanwhile: judged by
+        // the gap now, a drifting device sat half a decision's drift off on average (one 180 ppm fast +11.6 µs, at 400
+        // ppm +21.3 µs: AlignmentFilterTests), and rooms drifting apart twice that apart.
+        let ahead = estimate + slope * decisionInterval / 2
         let move: Double
         if phase == .measuring || stepped || abs(estimate) > jumpThreshold {
             move = estimate
-        } else if abs(estimate) > trigger * samplePeriod {
-            let samples = min((abs(estimate) / samplePeriod).rounded(), maxStep)
-            move = (estimate > 0 ? samples : -samples) * samplePeriod
+        } else if abs(ahead) > trigger * samplePeriod {
+            let samples = min((abs(ahead) / samplePeriod).rounded(), maxStep)
+            move = (ahead > 0 ? samples : -samples) * samplePeriod
         } else {
             move = 0
         }
