@@ -99,6 +99,8 @@ def tool(name):
 IP, NFT = tool("ip"), tool("nft")
 # Prefixed to every process the lab starts: it dies with the lab (see the header).
 DIES_WITH_LAB = [tool("setpriv"), "--pdeathsig", "KILL"]
+# Prefixed to the lab's own audio path (the recorder, pipewire-pulse): round-robin realtime, below the servers' I/O.
+REALTIME = [tool("chrt"), "--rr", "10"]
 
 
 def thread_stacks(pid):
@@ -122,8 +124,6 @@ def thread_stacks(pid):
             m = re.match(r"#(\d+)\s+(?:0x[0-9a-f]+ in )?(\S+) \(.*?\)(?: (?:at|from) (\S+))?", line)
             lines.append(f"  #{m.group(1)} {m.group(2)} {os.path.basename(m.group(3) or '')}" if m else "  " + line)
     return "\n".join(lines) + "\n" if lines else "(gdb showed no threads)\n"
-# Prefixed to the lab's own audio path (the recorder, pipewire-pulse): round-robin realtime, below the servers' I/O.
-REALTIME = [tool("chrt"), "--rr", "10"]
 
 
 def faketime(ppm):
