@@ -129,9 +129,9 @@ public struct AlignmentFilter: Sendable {
         let (estimate, slope) = fit(at: time)
         gap = estimate
         drift = slope * 1e6
-        // Judged by the gap it has on average until the next decision, as the device drifts on meanwhile: judged by
-        // the gap now, a drifting device sat half a decision's drift off on average (one 180 ppm fast +11.6 µs, at 400
-        // ppm +21.3 µs: AlignmentFilterTests), and rooms drifting apart twice that apart.
+        // The gap the output has on average until the next decision, the device drifting on meanwhile. Judged by the
+        // gap now instead, a drifting room sat half a decision's drift off the clock (+11.6 µs at 180 ppm fast, +21.3
+        // at 400: AlignmentFilterTests), and rooms drifting apart twice that apart.
         let ahead = estimate + slope * decisionInterval / 2
         let move: Double
         if phase == .measuring || stepped || abs(estimate) > jumpThreshold {
