@@ -97,6 +97,36 @@ static inline GstAudioBaseSink *CGst_audio_base_sink(GstElement *element) { retu
 static inline gint CGst_audio_base_sink_rate(GstAudioBaseSink *sink) {
     return sink->ringbuffer ? GST_AUDIO_INFO_RATE(&sink->ringbuffer->spec.info) : 0;
 }
+/// How much earlier than its time (ns, from 0 to one sample) an audio sink slaved to another clock places a buffer
+/// of presentation time `pts` that it renders now. Why: its render (gst_audio_base_sink_render, 1.22) places a
+/// buffer where its start falls in the ring buffer, and that is rounded down to a whole sample: the running time,
+/// plus the sync offset (latency + ts-offset - render-delay) and the base time, taken through the device clock's
+/// calibration (clock_convert_external), less that clock's time offset, scaled to samples; the following buffers
+/// are kept contiguous with it. The device clock, which its slaving compares with the pipeline's, does not show
+/// that. Mirrors that arithmetic for the calibration as it is now; 0 where there is nothing to place.
+static inline gdouble CGst_audio_base_sink_placement_lead(GstAudioBaseSink *sink, GstClockTime pts) {
+    GstBaseSink *base = GST_BASE_SINK(sink);
+    gint rate = CGst_audio_base_sink_rate(sink);
+    if (rate <= 0 || sink->provided_clock == NULL || !GST_CLOCK_TIME_IS_VALID(pts)) return 0;
+    GstClockTime start = gst_segment_to_running_time(&base->segment, GST_FORMAT_TIME, pts);
+    if (!GST_CLOCK_TIME_IS_VALID(start)) return 0;
+    GstClockTimeDiff sync_offset = gst_base_sink_get_ts_offset(base) + (GstClockTimeDiff)gst_base_sink_get_latency(base)
+        - (GstClockTimeDiff)gst_base_sink_get_render_delay(base);
+    start = (GstClockTime)MAX((GstClockTimeDiff)start + sync_offset, 0) + gst_element_get_base_time(GST_ELEMENT(sink));
+    GstClockTime internal, external, num, denom;
+    gst_clock_get_calibration(sink->provided_clock, &internal, &external, &num, &denom);
+    if (num == 0 || denom == 0) num = denom = 1;
+    if (start >= external) {
+        start = internal + gst_util_uint64_scale(start - external, denom, num);
+    } else {
+        GstClockTime before = gst_util_uint64_scale(external - start, denom, num);
+        start = internal > before ? internal - before : 0;
+    }
+    GstClockTimeDiff time_offset = GST_AUDIO_CLOCK_CAST(sink->provided_clock)->time_offset;
+    if (time_offset != 0) start = start > (GstClockTime)time_offset ? start - time_offset : 0;
+    /* start * rate / GST_SECOND rounded down leaves this much of a sample: (start mod 1 s) * rate mod 1 s. */
+    return (gdouble)((start % GST_SECOND) * (guint64)rate % GST_SECOND) / rate;
+}
 /// Sets an audio sink subclass's `clear_all` (what a flush calls) in an extension of its own. Why not through
 /// `klass->extension` as it is: GstAudioSink sets that pointer once, in its own class_init, and every subclass's copy
 /// points at GstAudioSink's own extension, so a `clear_all` set there was every audio sink's: alsasink's flushes

@@ -1,5 +1,6 @@
 // yt-gst — changing when buffers play: new timestamps on a pad, and an audio sink whose output follows a clock.
 internal import CGStreamer
+import Synchronization
 
 extension Element {
     /// Which of a buffer's timestamps `retime(onPad:stamp:_:)` sets.
@@ -65,21 +66,32 @@ extension Element {
     public func follow(_ slaving: any OutputSlaving) {
         guard isAudioBaseSink else { return }
         try? set("slave-method", to: SlaveMethod.custom)
-        let context = Unmanaged.passRetained(SlavingBox(slaving)).toOpaque()
+        let box = SlavingBox(slaving)
+        // The buffer the sink renders when it calls the callback: the last one that reached its pad.
+        _ = addProbe(onPad: "sink", type: GST_PAD_PROBE_TYPE_BUFFER, context: box) { _, info, context in
+            guard let info, let context, let buffer = gst_pad_probe_info_get_buffer(info) else {
+                return GST_PAD_PROBE_OK
+            }
+            ProbeContext<SlavingBox>.value(at: context).presentationTime.store(
+                CGst_buffer_pts(buffer), ordering: .relaxed)
+            return GST_PAD_PROBE_OK
+        }
         gst_audio_base_sink_set_custom_slaving_callback(
             CGst_audio_base_sink(raw),
             { sink, pipelineTime, deviceTime, requestedSkew, reason, context in
                 guard let sink, let context else { return }
-                let slaving = Unmanaged<SlavingBox>.fromOpaque(context).takeUnretainedValue().slaving
+                let box = Unmanaged<SlavingBox>.fromOpaque(context).takeUnretainedValue()
                 guard let requestedSkew else {
-                    slaving.discontinuity(OutputDiscontinuity(reason))
+                    box.slaving.discontinuity(OutputDiscontinuity(reason))
                     return
                 }
+                let presentationTime = box.presentationTime.load(ordering: .relaxed)
                 requestedSkew.pointee = GstClockTimeDiff(
-                    slaving.correction(
+                    box.slaving.correction(
                         pipelineTime: Int64(pipelineTime), deviceTime: Int64(deviceTime),
+                        placementLead: CGst_audio_base_sink_placement_lead(sink, presentationTime),
                         sampleRate: Int(CGst_audio_base_sink_rate(sink))))
-            }, context,
+            }, Unmanaged.passRetained(box).toOpaque(),
             { context in
                 guard let context else { return }
                 Unmanaged<SlavingBox>.fromOpaque(context).release()
@@ -87,21 +99,24 @@ extension Element {
     }
 }
 
-/// The closure of one `retime(onPad:_:)` probe, owned by the probe.
-/// The slaving of one `follow(_:)` callback, owned by the sink.
+/// The slaving of one `follow(_:)` callback, owned by the sink (and by its pad's probe), and the presentation time
+/// of the buffer the sink renders, which the probe sets and the callback reads (both on the streaming thread).
 private final class SlavingBox: Sendable {
     let slaving: any OutputSlaving
+    let presentationTime = Atomic<GstClockTime>(GstClockTime.max)
     init(_ slaving: any OutputSlaving) { self.slaving = slaving }
 }
 
 /// Decides how an audio sink's output follows the pipeline clock (see `Element.follow(_:)`).
 public protocol OutputSlaving: AnyObject, Sendable {
     /// One observation as the sink renders: the pipeline clock's and the device clock's time (ns), each counted
-    /// from the same calibration point, so that a device exactly on time reads what the pipeline reads.
+    /// from the same calibration point, so that a device exactly on time reads what the pipeline reads; and how
+    /// much earlier than its time (ns, less than a sample) the sink places the buffer it renders, as it puts each
+    /// buffer on a whole sample of its device (what the device clock does not show).
     ///
     /// - Returns: how far (ns) to move the output: positive plays the following samples later, negative earlier;
     ///   0 leaves it. Runs on the sink's streaming thread: quick, never blocking.
-    func correction(pipelineTime: Int64, deviceTime: Int64, sampleRate: Int) -> Int64
+    func correction(pipelineTime: Int64, deviceTime: Int64, placementLead: Double, sampleRate: Int) -> Int64
 
     /// The sink's timing started over (playback started, a flush, new caps, or it realigned its samples).
     func discontinuity(_ reason: OutputDiscontinuity)

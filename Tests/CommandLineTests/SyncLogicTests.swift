@@ -78,7 +78,8 @@ import Testing
     @Test func theStartUpOffsetIsCorrectedAtOnce() {
         let (worst, filter) = follow(offset: -4_321, ppm: 0, seconds: 5)
         #expect(worst < 11, "within half a sample from the first estimate on, not \(worst) µs")
-        #expect(filter.corrections == 1 && abs(filter.corrected + 4_321) < 1)
+        // 207 samples of 20.83 µs: the sink places its buffers on whole samples.
+        #expect(filter.corrections == 1 && abs(filter.corrected + 4_312.5) < 0.01, "\(filter.corrected)")
         #expect(filter.phase == .following)
     }
 
@@ -137,6 +138,46 @@ import Testing
         #expect(abs(sum / Double(count)) < 3, "the mean gap over the last 30 s is \(sum / Double(count)) µs")
     }
 
+    /// Every move is a whole number of samples, the start-up, interim and precise ones too: the sink places its
+    /// buffers on whole samples, so a fraction would move the device clock's calibration and not the sound, and the
+    /// readings, corrected by the move, would be off by that fraction.
+    @Test func everyMoveIsAWholeNumberOfSamples() {
+        let samplePeriod = 1e6 / 44_100
+        var filter = AlignmentFilter()
+        var generator = SplitMix(seed: 5)
+        var moved = 0.0
+        var moves: [Double] = []
+        for step in 0..<4_000 {
+            let time = Double(step) * 5_000
+            let truth = time < 20_000 ? -time : -3_217.3 + 250 * time / 1e6 - moved
+            let move = filter.observe(
+                time: time, gap: truth + 40 * (generator.nextUnit() * 2 - 1), samplePeriod: samplePeriod)
+            moved += move
+            if move != 0 { moves.append(move) }
+        }
+        #expect(moves.count > 10)
+        for move in moves {
+            let samples = move / samplePeriod
+            #expect(abs(samples - samples.rounded()) < 1e-9, "a move of \(samples) samples")
+        }
+    }
+
+    /// The sink's placement lead counts as the device's: a device exactly on the clock whose sink places every
+    /// buffer 0.7 samples early (its start rounded down to a whole sample) is moved one sample later, to 0.3 samples
+    /// late, the nearest it can play; by the device clock alone it stayed 0.7 samples early.
+    @Test func theSinksPlacementLeadIsPartOfTheGap() {
+        let aligner = OutputAligner()
+        let period: Int64 = 20_833
+        var moved: Int64 = 0
+        for step in Int64(0)..<1_000 {
+            let time = step * 5_000_000
+            moved += aligner.correction(
+                pipelineTime: time, deviceTime: time - moved, placementLead: 0.7 * Double(period), sampleRate: 48_000)
+        }
+        #expect(moved == period, "moved \(moved) ns")
+        #expect(aligner.status.phase == .following)
+    }
+
     /// A device clock that has not started reads one time while the pipeline's runs on: nothing is measured until
     /// it runs, and then the start-up gap is moved away within 200 ms.
     @Test func theStartUpGapIsMovedAwayOnceTheDeviceClockRuns() {
@@ -149,7 +190,7 @@ import Testing
             if move != 0 { moves.append((time, move)) }
             if time < 45_000 { #expect(filter.phase == .settling, "frozen at \(time) µs") }
         }
-        #expect(moves.count == 1 && moves[0].move == -6_000, "\(moves)")
+        #expect(moves.count == 1 && abs(moves[0].move + 5_990.4) < 0.01, "288 samples: \(moves)")
         #expect((150_000...260_000).contains(moves.first?.time ?? 0), "moved at \(moves.first?.time ?? 0) µs")
         filter.restart()
         #expect(filter.phase == .settling && filter.gap == nil)
@@ -172,7 +213,9 @@ import Testing
             if move != 0 { moves.append((wall, move)) }
             time += 10_000 + move
         }
-        #expect(moves.count == 2 && abs(moves[0].move + 1_273_920) < 1 && abs(moves[1].move + 80) < 1, "\(moves)")
+        // 56 120 samples of 22.7 µs, then the 76 µs the high readings and that rounding left, as 3 samples.
+        #expect(
+            moves.count == 2 && abs(moves[0].move + 1_273_924) < 0.01 && abs(moves[1].move + 68.1) < 0.01, "\(moves)")
         #expect((2_900_000...3_200_000).contains(moves.last?.wall ?? 0), "\(moves)")
     }
 

@@ -2,7 +2,8 @@
 
 /// Follows the gap between an audio device's clock and the pipeline clock as the sink renders, and says how far
 /// to move the output: by the whole gap as soon as the device plays, while its clock settles whenever it is 100 µs
-/// off, and again once its clock has settled, then one sample at a time.
+/// off, and again once its clock has settled, then one sample at a time; every move a whole number of samples (see
+/// `wholeSamples`).
 ///
 /// An audio server starts a stream some milliseconds after the sink calibrated its clock (PulseAudio: 3–16 ms late,
 /// differing by 1–10 ms between two streams, measured in the multi-room lab), and that start-up gap holds from the
@@ -108,12 +109,14 @@ public struct AlignmentFilter: Sendable {
             return 0
         }
         if phase == .settling {
-            let move = startUpMove(time: time, gap: reading, since: runningSince)
+            let move = startUpMove(time: time, gap: reading, since: runningSince, samplePeriod: samplePeriod)
             // The sink's times count from its calibration, which the move shifts by as much.
             if move != 0 { self.runningSince = runningSince + move }
             return move
         }
-        if phase == .measuring, let move = interimMove(time: time, gap: reading) { return move }
+        if phase == .measuring, let move = interimMove(time: time, gap: reading, samplePeriod: samplePeriod) {
+            return move
+        }
         let settledAt = runningSince + settleTime
         guard time >= settledAt, phase != .measuring || time >= measuringSince + interimSettle else { return 0 }
         readings.append((time, reading))
@@ -135,7 +138,7 @@ public struct AlignmentFilter: Sendable {
         let ahead = estimate + slope * decisionInterval / 2
         let move: Double
         if phase == .measuring || stepped || abs(estimate) > jumpThreshold {
-            move = estimate
+            move = AlignmentFilter.wholeSamples(estimate, samplePeriod: samplePeriod)
         } else if abs(ahead) > trigger * samplePeriod {
             let samples = min((abs(ahead) / samplePeriod).rounded(), maxStep)
             move = (ahead > 0 ? samples : -samples) * samplePeriod
@@ -167,12 +170,16 @@ public struct AlignmentFilter: Sendable {
 
     /// The rough first move: the median of the readings from `coarseSettle` to `coarseTime` after the device
     /// started.
-    private mutating func startUpMove(time: Double, gap reading: Double, since start: Double) -> Double {
+    private mutating func startUpMove(
+        time: Double, gap reading: Double, since start: Double, samplePeriod: Double
+    )
+        -> Double
+    {
         guard time >= start + coarseSettle else { return 0 }
         startUpGaps.append(reading)
         guard time >= start + coarseSettle + coarseTime else { return 0 }
         let sorted = startUpGaps.sorted()
-        let move = sorted[sorted.count / 2]
+        let move = AlignmentFilter.wholeSamples(sorted[sorted.count / 2], samplePeriod: samplePeriod)
         startUpGaps.removeAll()
         phase = .measuring
         measuringSince = time + move
@@ -185,13 +192,13 @@ public struct AlignmentFilter: Sendable {
     /// The move while measuring (see `interimThreshold`), if one is due: the readings taken for the precise
     /// estimate are moved with it (as seen after it: right for a device that drifts; one that stepped after
     /// `settleTime` leaves the line through its readings a few hundred µs off, followed sample by sample then).
-    private mutating func interimMove(time: Double, gap reading: Double) -> Double? {
+    private mutating func interimMove(time: Double, gap reading: Double, samplePeriod: Double) -> Double? {
         guard let runningSince, time >= measuringSince + interimSettle else { return nil }
         interimGaps.append((time, reading))
         interimGaps.removeAll { $0.time < time - interimWindow }
         guard time >= measuringSince + interimSettle + interimWindow else { return nil }
         let sorted = interimGaps.map(\.gap).sorted()
-        let move = sorted[sorted.count / 2]
+        let move = AlignmentFilter.wholeSamples(sorted[sorted.count / 2], samplePeriod: samplePeriod)
         guard abs(move) >= interimThreshold else { return nil }
         interimGaps.removeAll()
         measuringSince = time + move
@@ -200,6 +207,12 @@ public struct AlignmentFilter: Sendable {
         corrected += move
         for index in first..<readings.count { readings[index].gap -= move }
         return move
+    }
+
+    /// `move` (µs) rounded to whole samples: an audio sink places its buffers on whole samples, so a move by a
+    /// fraction would change its device clock's calibration, and the readings, but not where it plays.
+    static func wholeSamples(_ move: Double, samplePeriod: Double) -> Double {
+        (move / samplePeriod).rounded() * samplePeriod
     }
 
     /// Whether the readings of the last `stepWindow` stepped away from the line through the older ones (at least 1 s

@@ -17,12 +17,16 @@ public final class OutputAligner: OutputSlaving {
 
     private let filter = Mutex(AlignmentFilter())
 
-    /// The sink calls this for every buffer it renders (its streaming thread).
-    public func correction(pipelineTime: Int64, deviceTime: Int64, sampleRate: Int) -> Int64 {
+    /// The sink calls this for every buffer it renders (its streaming thread). The gap is where the output plays:
+    /// the device clock's lead on the pipeline clock and the sink's own placement lead (see `OutputSlaving`). Why
+    /// both: followed by the device clock alone, each room sat a constant fraction of a sample early, a different one
+    /// for each (set by where its first buffer fell and by the moves made before it follows sample by sample): two
+    /// rooms on one device were held 11-13 µs apart for a whole 10-minute run (the multi-room lab).
+    public func correction(pipelineTime: Int64, deviceTime: Int64, placementLead: Double, sampleRate: Int) -> Int64 {
         guard sampleRate > 0 else { return 0 }
         let move = filter.withLock {
             $0.observe(
-                time: Double(pipelineTime) / 1000, gap: Double(deviceTime - pipelineTime) / 1000,
+                time: Double(pipelineTime) / 1000, gap: (Double(deviceTime - pipelineTime) + placementLead) / 1000,
                 samplePeriod: 1e6 / Double(sampleRate))
         }
         return Int64((move * 1000).rounded())
