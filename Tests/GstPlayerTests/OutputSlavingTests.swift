@@ -62,7 +62,7 @@ import Testing
         }
         // (The bus is read while the pipeline plays: at NULL it drops what it holds.)
         try #require(
-            rendered.count >= 50 && leads.count >= rendered.count, "\(leads.count) leads, \(rendered.count) renders")
+            rendered.count >= 30 && leads.count >= rendered.count, "\(leads.count) leads, \(rendered.count) renders")
         var compared = 0
         for (lead, render) in zip(leads, rendered) {
             guard let sample = render.sample else { continue }
@@ -70,7 +70,7 @@ import Testing
             #expect(abs(lead - placed) < 2, "told \(lead) ns, placed \(placed) ns early")
             compared += 1
         }
-        #expect(compared >= 50)
+        #expect(compared >= 30)
     }
 
     /// A GStreamer time as its debug log prints it ("0:00:01.000000020", "+0:00:00.000007000"), in ns.
