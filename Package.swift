@@ -48,10 +48,11 @@ let gstreamer: (includes: [String], libraryPaths: [String], libraries: [String])
 let pipeWireIncludes = values(
     "-I", in: pkgConfig(["--cflags-only-I", "libpipewire-0.3"], missing: "PipeWire", installing: "libpipewire-0.3-dev"))
 
-/// For an executable that plays into PulseAudio: it exports pa_stream_get_time, pa_stream_connect_playback and
-/// pa_gettimeofday (Sources/Streaming/Sync/PulseStreamClock+Export.swift), so pulsesink's (and libpulse's) calls
-/// reach Streaming's PulseStreamClock first: a stream time that never wraps, and a synchronised receiver's fitted
-/// clock, its snapshots stamped by the server even under libfaketime.
+/// For an executable that plays into PulseAudio: it exports pa_stream_get_time, pa_stream_connect_playback,
+/// pa_stream_write and pa_gettimeofday (Sources/Streaming/Sync/PulseStreamClock+Export.swift), so pulsesink's (and
+/// libpulse's) calls reach Streaming's PulseStreamClock first: a stream time that never wraps, and a synchronised
+/// receiver's fitted clock, its stream playing silence until the first sample, its snapshots stamped by the server
+/// even under libfaketime.
 let exportsPulseStreamClock = LinkerSetting.unsafeFlags([
     "-Xlinker", "--dynamic-list=\(Context.packageDirectory)/scripts/exported-symbols.list",
 ])

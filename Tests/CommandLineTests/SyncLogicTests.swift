@@ -600,20 +600,61 @@ import Testing
                 $0[started] = nil; $0[other] = nil
             }
         }
-        func set(_ key: UInt, startsWhenAsked: Bool, placed: Bool) {
-            var state = PulseStreamClock.StreamState(startsWhenAsked: startsWhenAsked)
+        func set(_ key: UInt, startedBy mode: PulseStreamClock.Start?, placed: Bool) {
+            var state = PulseStreamClock.StreamState(start: mode, awaited: mode != nil)
             state.lastAsked = start + 1
             state.line = placed ? Line(origin: 0, value: 0, slope: 0.048) : nil
             PulseStreamClock.streams.withLock { $0[key] = state }
         }
         #expect(PulseStreamClock.placed(askedSince: start) == nil)
-        set(other, startsWhenAsked: false, placed: false)
+        set(other, startedBy: nil, placed: false)
         #expect(PulseStreamClock.placed(askedSince: start) == nil, "a stream that starts with its first samples")
-        set(started, startsWhenAsked: true, placed: false)
+        set(started, startedBy: .whenPlaced, placed: false)
         #expect(PulseStreamClock.placed(askedSince: start) == false)
-        set(started, startsWhenAsked: true, placed: true)
+        set(started, startedBy: .whenPlaced, placed: true)
         #expect(PulseStreamClock.placed(askedSince: start) == true)
         #expect(PulseStreamClock.placed(askedSince: start + 2) == nil, "asked before the wait began")
+    }
+
+    /// A pipewire-pulse stream starts at the first reading of its time (the output's warm-up, as it opens), one on
+    /// PulseAudio only once a receiver places its outputs, after the stream connected.
+    @Test func aStreamStartsWhenAskedOnPipeWireAndWhenPlacedOnPulseAudio() {
+        let connected = PulseStreamClock.monotonicMicroseconds() + 1_000_000  // after any placement so far
+        #expect(PulseStreamClock.Start.whenAsked.isDue(connectedAt: connected))
+        #expect(!PulseStreamClock.Start.whenPlaced.isDue(connectedAt: connected), "no placement since it connected")
+        #expect(PulseStreamClock.Start.whenPlaced.isDue(connectedAt: 0), "a placement after it connected")
+    }
+
+    /// The output's warm-up reads on while a stream it started plays silence, and stops once its client writes, or
+    /// at once when the streams it reads are not started by it; it waits for a stream to be read at all.
+    @Test func theWarmUpReadsOnUntilEveryStreamItStartedPlaysItsClientsSamples() {
+        let since = UInt64.max - 1_000  // later than any real stream's last reading
+        let (fed, placedLater) = (UInt(0x5eed_0030), UInt(0x5eed_0040))
+        defer {
+            PulseStreamClock.streams.withLock {
+                $0[fed] = nil; $0[placedLater] = nil
+            }
+        }
+        func set(_ key: UInt, started: Bool, clientWrote: Bool) {
+            var state = PulseStreamClock.StreamState(start: started ? .whenAsked : .whenPlaced)
+            state.lastAsked = since + 1
+            state.startedAt = started ? 1 : nil
+            state.clientWrote = clientWrote
+            PulseStreamClock.streams.withLock { $0[key] = state }
+        }
+        #expect(PulseStreamClock.feedsSilence(askedSince: since) == nil, "nothing read yet")
+        set(placedLater, started: false, clientWrote: false)
+        #expect(PulseStreamClock.feedsSilence(askedSince: since) == false, "PulseAudio's starts when placed")
+        set(fed, started: true, clientWrote: false)
+        #expect(PulseStreamClock.feedsSilence(askedSince: since) == true)
+        set(fed, started: true, clientWrote: true)
+        #expect(PulseStreamClock.feedsSilence(askedSince: since) == false)
+    }
+
+    /// Silence is zero for signed and float samples; unsigned 8-bit, A-law and μ-law have their own byte.
+    @Test func theSilenceIsEachSampleFormatsOwn() {
+        #expect(
+            [0, 1, 2, 3, 5].map { PulseStreamClock.silentByte(format: Int32($0)) } == [0x80, 0xD5, 0xFF, 0, 0])
     }
 
     /// The fitted stream time is on while any synchronised receiver holds a `Use`: one that ends (or plays

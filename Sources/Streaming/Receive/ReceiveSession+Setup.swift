@@ -112,8 +112,8 @@ extension ReceiveSession {
             (try? pipeline.element(named: "received"))?.pipelineSynchronizesToClock ?? true
         else { return .success(nil) }
         // pulsesink's clock is what the aligners compare with the shared one: an unbiased one, from a stream that
-        // plays when its first sample is placed (see PulseStreamClock.StreamState.startsWhenAsked), from before the
-        // output opens (its stream is marked as it connects) to the end of the ReceiverSync that takes this over.
+        // plays before its first sample is placed (see PulseStreamClock.Start), from before the output opens (its
+        // stream is marked as it connects) to the end of the ReceiverSync that takes this over.
         let streamClockUse = PulseStreamClock.Use()
         // READY binds the ports: from here on the stream's packets queue on the socket until the pipeline plays.
         let source: Element
@@ -157,6 +157,8 @@ extension ReceiveSession {
     struct EarlyOutput {
         let sized: ReceiverSync.SizedOutputs
         let decoded: Caps
+        /// Keeps its pulsesink streams playing until their first sample (see `OutputWarmUp`); nil without one.
+        let warmUp: OutputWarmUp?
     }
 
     /// Opens the output while the receiver waits for a sender (an audio device; another output, such as a file, when
@@ -180,7 +182,8 @@ extension ReceiveSession {
             sized = try ReceiverSync.sizeOutputs(of: pipeline)
             try pipeline.setState(.paused)
             received.announce(decoded, intoPad: "sink")
-            return EarlyOutput(sized: sized, decoded: decoded)
+            return EarlyOutput(
+                sized: sized, decoded: decoded, warmUp: OutputWarmUp(sinks: pipeline.elements(madeBy: "pulsesink")))
         } catch {
             // As before: it opens when the pipeline plays, and says then what failed.
             _ = try? pipeline.setState(.ready)
@@ -217,10 +220,11 @@ extension ReceiveSession {
         guard
             let shared = reference.makeClock(senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
         else { throw .clockUnavailable(reference) }
+        var output = opened
         if let rtpCaps, RTPFormat.decodedCaps(ofRTP: rtpCaps) != opened?.decoded {
             // Not opened yet, or for another format: it opens for this one.
             if opened != nil { closeOutputs(pipeline) }
-            _ = openOutputEarly(pipeline, rtpCaps: rtpCaps)
+            output = openOutputEarly(pipeline, rtpCaps: rtpCaps)
         }
         switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {
         case .answered:
@@ -235,7 +239,8 @@ extension ReceiveSession {
         let latency = configuration.latencyMilliseconds ?? ReceiverSync.defaultLatencyMilliseconds
         let sync = ReceiverSync(
             clock: shared, latency: ClockTime(nanoseconds: UInt64(latency) * 1_000_000),
-            delay: Int64(configuration.delayMilliseconds) * 1_000_000, rate: rate, streamClockUse: streamClockUse)
+            delay: Int64(configuration.delayMilliseconds) * 1_000_000, rate: rate, streamClockUse: streamClockUse,
+            warmUp: output?.warmUp)
         do throws(GstError) {
             sync.prepare(
                 pipeline, networkSource: try pipeline.element(named: plan.networkSourceName),

@@ -21,6 +21,16 @@ public func paStreamConnectPlayback(
     PulseStreamClock.connectPlayback(stream, device, attributes, flags, volume, syncStream)
 }
 
+/// libpulse's `pa_stream_write`, interposed where the executable exports it: a synchronised receiver's stream plays
+/// silence until its client writes (see `PulseStreamClock.feedSilence`).
+@_cdecl("pa_stream_write")
+public func paStreamWrite(
+    _ stream: OpaquePointer?, _ data: UnsafeRawPointer?, _ length: Int,
+    _ free: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, _ offset: Int64, _ seek: Int32
+) -> Int32 {
+    PulseStreamClock.write(stream, data, length, free, offset, seek)
+}
+
 /// libpulse's `pa_gettimeofday`, interposed where the executable exports it: the kernel's wall clock, on which the
 /// server stamps its timing snapshots. Why: libpulse keeps the server's stamp of a snapshot only when it lies between
 /// the request and the answer on this process's wall clock; a process whose C library clock is shifted or scaled

@@ -5,9 +5,8 @@ extension PulseStreamClock {
     /// Per libpulse context (its address): whether its server is PulseAudio itself; absent while not asked.
     static let plainPulseAudio = Mutex([UInt: Bool]())
 
-    /// Whether `stream`'s context plays to PulseAudio itself (see `StreamState.startsWhenAsked`); false while not
-    /// known yet: the server is asked then (pulsesink connects a probe stream on the same context first, 1-40 ms
-    /// before its own).
+    /// Whether `stream`'s context plays to PulseAudio itself (see `Start`); false while not known yet: the server is
+    /// asked then (pulsesink connects a probe stream on the same context first, 1-40 ms before its own).
     static func isPlainPulseAudio(_ stream: OpaquePointer?) -> Bool {
         guard let library = Library.shared, let context = library.streamContext(stream).map(OpaquePointer.init)
         else { return false }

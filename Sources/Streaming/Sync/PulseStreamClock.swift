@@ -7,7 +7,7 @@ import Synchronization
 
 /// Replaces `pa_stream_get_time` (what `pulsesink`'s clock reads, so what `OutputAligner` compares with the shared
 /// clock) while a synchronised receiver's output is open, and starts its stream before its first sample (see
-/// `StreamState.startsWhenAsked`).
+/// `Start`).
 ///
 /// Why: libpulse stamps each timing snapshot at "now − transport latency", where transport latency is only the
 /// request's trip to the server; the reply's trip and the server's hand-off to its I/O thread are heavy-tailed
@@ -122,6 +122,12 @@ public enum PulseStreamClock {
         typealias GetServerInfo =
             @convention(c) (OpaquePointer?, ServerInfoCallback?, UnsafeMutableRawPointer?) -> OpaquePointer?
         typealias ContextIsLocal = @convention(c) (OpaquePointer?) -> Int32
+        typealias Write =
+            @convention(c) (
+                OpaquePointer?, UnsafeRawPointer?, Int, (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, Int64,
+                Int32
+            ) -> Int32
+        typealias WritableSize = @convention(c) (OpaquePointer?) -> Int
 
         let getTime: GetTime
         let connectPlayback: ConnectPlayback
@@ -135,6 +141,8 @@ public enum PulseStreamClock {
         let serverInfo: GetServerInfo
         let deviceName: StreamField
         let contextIsLocal: ContextIsLocal
+        let write: Write
+        let writableSize: WritableSize
 
         static let shared: Library? = {
             guard let handle = dlopen("libpulse.so.0", RTLD_NOW | RTLD_NOLOAD) ?? dlopen("libpulse.so.0", RTLD_NOW)
@@ -151,12 +159,14 @@ public enum PulseStreamClock {
                 let cork: Cork = symbol("pa_stream_cork"),
                 let server: GetServerInfo = symbol("pa_context_get_server_info"),
                 let device: StreamField = symbol("pa_stream_get_device_name"),
-                let local: ContextIsLocal = symbol("pa_context_is_local")
+                let local: ContextIsLocal = symbol("pa_context_is_local"),
+                let write: Write = symbol("pa_stream_write"),
+                let writable: WritableSize = symbol("pa_stream_writable_size")
             else { return nil }
             return Library(
                 getTime: getTime, connectPlayback: connect, updateTimingInfo: update, operationUnref: unref,
                 timingInfo: info, sampleSpec: spec, frameSize: frame, streamContext: context, cork: cork,
-                serverInfo: server, deviceName: device, contextIsLocal: local)
+                serverInfo: server, deviceName: device, contextIsLocal: local, write: write, writableSize: writable)
         }()
     }
 
@@ -168,16 +178,18 @@ public enum PulseStreamClock {
         var lastPoll: UInt64 = 0
         /// When the stream's time was last asked for (µs; see `placed(askedSince:)`).
         var lastAsked: UInt64 = 0
-        /// Whether the stream is to play (silence) from the first time its time is asked for, and whether it was
-        /// uncorked for that. Why: pulsesink connects its stream corked and uncorks it once its first samples are
-        /// written, and its clock was calibrated just before, at a position the stream reached only 7 ms later
-        /// (PulseAudio's null sink, measured in the multi-room lab): every room played that much late from its
-        /// first sample and skipped as much some 175 ms in. A stream that already plays when the first sample is
-        /// placed has a position to calibrate on (`ReceiverSync.waitForOutputPositions` asks for it). Only on
-        /// PulseAudio itself (`isPlainPulseAudio`): the position of a pipewire-pulse stream that played silence
-        /// ran 2-4 ms ahead once the audio came, and back over the next second.
-        var startsWhenAsked = false
-        var uncorked = false
+        /// When this process starts the stream, before its first sample (see `Start`); nil: its client starts it.
+        var start: Start? = nil
+        /// Whether `ReceiverSync.waitForOutputPositions` waits until the stream has a position: one started here,
+        /// and on PulseAudio itself one its client connected playing (ALSA's `pulse` plugin's, which plays silence
+        /// there until its first sample; pipewire-pulse stops a stream that runs dry, see `feedSilence`).
+        var awaited = false
+        /// When it was connected (µs; see `Start.whenPlaced`) and started (µs), the silence written into it since
+        /// (frames), and whether its client wrote, which ends the silence (see `feedSilence`).
+        var connectedAt: UInt64 = 0
+        var startedAt: UInt64? = nil
+        var silenceFrames = 0.0
+        var clientWrote = false
         /// When the pending snapshot was asked for (0: none pending).
         var requestSent: UInt64 = 0
         var snapshots: [Snapshot] = []
@@ -397,7 +409,8 @@ public enum PulseStreamClock {
             return (refit, askAgain, state)
         }
         guard let outcome else { return }
-        // Called on PulseAudio's main loop thread, with its lock held: a request may be sent from here.
+        // Called on PulseAudio's main loop thread, with its lock held: a request may be sent, silence written.
+        feedSilence(stream)
         if outcome.askAgain {
             if let library = Library.shared,
                 let operation = library.updateTimingInfo(stream, PulseStreamClock.snapshotArrived, nil)
@@ -517,8 +530,8 @@ extension PulseStreamClock {
     static let wrappedTime: UInt64 = 1 << 62
 
     /// libpulse's `pa_stream_connect_playback`, as `pulsesink` calls it, with `PA_STREAM_NOT_MONOTONIC` added (and,
-    /// while `isEnabled`, the stream marked as one that `startsWhenAsked` on PulseAudio itself); the executable's
-    /// exported `pa_stream_connect_playback` forwards here.
+    /// while `isEnabled`, a stream connected corked marked as one this process starts, see `Start`); the
+    /// executable's exported `pa_stream_connect_playback` forwards here.
     ///
     /// Why: libpulse 16 stamps the resumption of an uncorked stream at "now + transport latency", and a
     /// `pa_stream_get_time` in between computes "now − resumption" without a sign: the stream time wraps to about
@@ -531,9 +544,15 @@ extension PulseStreamClock {
         _ volume: UnsafeRawPointer?, _ syncStream: OpaquePointer?
     ) -> Int32 {
         guard let library = Library.shared else { return -noData }
-        let starts = isEnabled && isPlainPulseAudio(stream)
+        var state: StreamState? = nil
+        if isEnabled {
+            let (corked, plain) = (flags & startCorked != 0, isPlainPulseAudio(stream))
+            state = StreamState(
+                start: corked ? (plain ? .whenPlaced : .whenAsked) : nil, awaited: corked || plain,
+                connectedAt: monotonicMicroseconds())
+        }
         // A stream at the address of an earlier one starts with nothing of it.
-        streams.withLock { $0[address(of: stream)] = starts ? StreamState(startsWhenAsked: true) : nil }
+        streams.withLock { $0[address(of: stream)] = state }
         return library.connectPlayback(stream, device, attributes, flags | notMonotonic, volume, syncStream)
     }
 
@@ -562,8 +581,8 @@ extension PulseStreamClock {
             var state = all[key] ?? PulseStreamClock.StreamState()
             state.rate = rate
             state.lastAsked = now
-            uncork = state.startsWhenAsked && !state.uncorked
-            state.uncorked = state.uncorked || uncork
+            uncork = state.startedAt == nil && state.start.map { $0.isDue(connectedAt: state.connectedAt) } == true
+            if uncork { state.startedAt = now }
             if state.requestSent == 0 && now - state.lastPoll >= PulseStreamClock.pollInterval {
                 state.lastPoll = now
                 state.requestSent = now
@@ -584,6 +603,7 @@ extension PulseStreamClock {
         }
         // pulsesink still takes its stream for corked: it uncorks it (again) when it writes, and corks it to pause.
         if uncork, let operation = library.cork(stream, 0, nil, nil) { library.operationUnref(operation) }
+        feedSilence(stream)
         if ask {
             if let operation = library.updateTimingInfo(stream, PulseStreamClock.snapshotArrived, nil) {
                 library.operationUnref(operation)
@@ -596,12 +616,12 @@ extension PulseStreamClock {
         return 0
     }
 
-    /// Whether every stream that `startsWhenAsked` and whose time was asked for since `start` (µs,
-    /// `monotonicMicroseconds`) has a position (a snapshot found it playing); nil when there is none (the output is
-    /// not pulsesink, or its stream starts with its first samples).
+    /// Whether every stream `awaited` whose time was read since `start` (µs, `monotonicMicroseconds`) has a position
+    /// (a snapshot found it playing); nil when there is none (the output is not on libpulse, or its stream starts
+    /// with its first samples).
     static func placed(askedSince start: UInt64) -> Bool? {
         streams.withLock { all in
-            let asked = all.values.filter { $0.startsWhenAsked && $0.lastAsked >= start }
+            let asked = all.values.filter { $0.awaited && $0.lastAsked >= start }
             return asked.isEmpty ? nil : asked.allSatisfy { $0.line != nil }
         }
     }

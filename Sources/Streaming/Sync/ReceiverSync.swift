@@ -31,9 +31,15 @@ public final class ReceiverSync {
     private(set) var pacers: [PipeWireSinkPacer] = []
     /// pulsesink's clock, which the aligners compare with the shared one, from `PulseStreamClock` while this plays.
     private let streamClockUse: PulseStreamClock.Use
+    /// Keeps the early opened output's pulsesink streams playing until their first sample; nil without one.
+    private let warmUp: OutputWarmUp?
 
-    init(clock: Clock, latency: ClockTime, delay: Int64, rate: Int, streamClockUse: PulseStreamClock.Use) {
+    init(
+        clock: Clock, latency: ClockTime, delay: Int64, rate: Int, streamClockUse: PulseStreamClock.Use,
+        warmUp: OutputWarmUp? = nil
+    ) {
         self.streamClockUse = streamClockUse
+        self.warmUp = warmUp
         self.clock = clock
         self.latency = latency
         self.delay = SharedDelay(delay)
@@ -137,16 +143,17 @@ public final class ReceiverSync {
     static let outputPositionLimit = Duration.milliseconds(outputPositionLimitMilliseconds)
 
     /// Before the pipeline plays: reads every audio sink's clock until `PulseStreamClock` knows where each stream
-    /// is (the first reading starts a PulseAudio stream, silent until the first sample), at most
-    /// `outputPositionLimit`, so that the sink calibrates its clock on its stream's position when the first buffer
-    /// comes and every sample plays where its time says from the first on; at once for other outputs (theirs start
-    /// with their first sample, pipewire-pulse's among them). The packets wait on the socket meanwhile, each
-    /// stamped with its own arrival (`prepare`). At the limit (a server that does not answer) the stream's first
-    /// position comes later and the output's first move is as large as the wait.
+    /// is (on PulseAudio the first reading starts the stream, silent until the first sample; a pipewire-pulse
+    /// stream plays since the output opened, see `OutputWarmUp`), at most `outputPositionLimit`, so that the sink
+    /// calibrates its clock on its stream's position when the first buffer comes and every sample plays where its
+    /// time says from the first on; at once for other outputs (theirs start with their first sample). The packets
+    /// wait on the socket meanwhile, each stamped with its own arrival (`prepare`). At the limit (a server that does
+    /// not answer) the stream's first position comes later and the output's first move is as large as the wait.
     /// - Returns: whether every stream was placed in time (or had nothing to wait for).
     func waitForOutputPositions(of pipeline: Pipeline) -> Bool {
         let sinks = pipeline.allElements().filter(\.isAudioBaseSink)
         let start = PulseStreamClock.monotonicMicroseconds()
+        PulseStreamClock.beginPlacing()
         return ReceiverSync.waitUntilPlaced(within: ReceiverSync.outputPositionLimit) {
             for sink in sinks { _ = sink.providedClockTime }
             return PulseStreamClock.placed(askedSince: start)
