@@ -582,29 +582,24 @@ import Testing
     @Test func onlyPulseAudioItselfIsTakenForIt() throws {
         let context = try #require(OpaquePointer(bitPattern: 0x5eed_0001))
         let key = PulseStreamClock.address(of: context)
-        defer { _ = PulseStreamClock.plainPulseAudio.withLock { $0.removeValue(forKey: key) } }
+        defer { _ = PulseStreamClock.servers.withLock { $0.removeValue(forKey: key) } }
         answer(naming: "pulseaudio", for: context)
-        #expect(PulseStreamClock.plainPulseAudio.withLock { $0[key] } == true)
+        #expect(PulseStreamClock.servers.withLock { $0[key] } == .pulseAudio)
         answer(naming: "PulseAudio (on PipeWire 0.3.65)", for: context)
-        #expect(PulseStreamClock.plainPulseAudio.withLock { $0[key] } == false)
+        #expect(PulseStreamClock.servers.withLock { $0[key] } == .pipeWire)
         // No answer: not known, so asked again at the next connection.
         PulseStreamClock.serverInfoArrived(context, nil, nil)
-        #expect(PulseStreamClock.plainPulseAudio.withLock { $0[key] } == nil)
+        #expect(PulseStreamClock.servers.withLock { $0[key] } == nil)
     }
 
     @Test func theReceiverWaitsOnlyForStreamsStartedForItUntilEachHasAPosition() {
         let start = UInt64.max - 1_000  // later than any real stream's last request
         let (started, other) = (UInt(0x5eed_0010), UInt(0x5eed_0020))
-        defer {
-            PulseStreamClock.streams.withLock {
-                $0[started] = nil; $0[other] = nil
-            }
-        }
+        defer { Self.removeStreams(started, other) }
         func set(_ key: UInt, startedBy mode: PulseStreamClock.Start?, placed: Bool) {
-            var state = PulseStreamClock.StreamState(start: mode, awaited: mode != nil)
-            state.lastAsked = start + 1
-            state.line = placed ? Line(origin: 0, value: 0, slope: 0.048) : nil
-            PulseStreamClock.streams.withLock { $0[key] = state }
+            Self.putStream(key, readAt: start + 1, PulseStreamClock.StreamState(start: mode, awaited: mode != nil)) {
+                $0.line = placed ? Line(origin: 0, value: 0, slope: 0.048) : nil
+            }
         }
         #expect(PulseStreamClock.placed(askedSince: start) == nil)
         set(other, startedBy: nil, placed: false)
@@ -622,7 +617,11 @@ import Testing
         let connected = PulseStreamClock.monotonicMicroseconds() + 1_000_000  // after any placement so far
         #expect(PulseStreamClock.Start.whenAsked.isDue(connectedAt: connected))
         #expect(!PulseStreamClock.Start.whenPlaced.isDue(connectedAt: connected), "no placement since it connected")
-        #expect(PulseStreamClock.Start.whenPlaced.isDue(connectedAt: 0), "a placement after it connected")
+        PulseStreamClock.beginPlacing()
+        #expect(!PulseStreamClock.Start.whenPlaced.isDue(connectedAt: connected), "a placement before it connected")
+        let connectedBefore = PulseStreamClock.monotonicMicroseconds()
+        PulseStreamClock.beginPlacing()
+        #expect(PulseStreamClock.Start.whenPlaced.isDue(connectedAt: connectedBefore), "a placement after it connected")
     }
 
     /// The output's warm-up reads on while a stream it started plays silence, and stops once its client writes, or
@@ -630,17 +629,14 @@ import Testing
     @Test func theWarmUpReadsOnUntilEveryStreamItStartedPlaysItsClientsSamples() {
         let since = UInt64.max - 1_000  // later than any real stream's last reading
         let (fed, placedLater) = (UInt(0x5eed_0030), UInt(0x5eed_0040))
-        defer {
-            PulseStreamClock.streams.withLock {
-                $0[fed] = nil; $0[placedLater] = nil
-            }
-        }
+        defer { Self.removeStreams(fed, placedLater) }
         func set(_ key: UInt, started: Bool, clientWrote: Bool) {
-            var state = PulseStreamClock.StreamState(start: started ? .whenAsked : .whenPlaced)
-            state.lastAsked = since + 1
-            state.startedAt = started ? 1 : nil
-            state.clientWrote = clientWrote
-            PulseStreamClock.streams.withLock { $0[key] = state }
+            Self.putStream(
+                key, readAt: since + 1, PulseStreamClock.StreamState(start: started ? .whenAsked : .whenPlaced)
+            ) {
+                $0.startedAt = started ? 1 : nil
+                $0.clientWrote = clientWrote
+            }
         }
         #expect(PulseStreamClock.feedsSilence(askedSince: since) == nil, "nothing read yet")
         set(placedLater, started: false, clientWrote: false)
@@ -649,6 +645,23 @@ import Testing
         #expect(PulseStreamClock.feedsSilence(askedSince: since) == true)
         set(fed, started: true, clientWrote: true)
         #expect(PulseStreamClock.feedsSilence(askedSince: since) == false)
+    }
+
+    /// Puts `state`, changed by `change`, for a made-up stream at `key` whose time was last read at `readAt`.
+    static func putStream(
+        _ key: UInt, readAt: UInt64, _ state: PulseStreamClock.StreamState,
+        _ change: (inout PulseStreamClock.StreamState) -> Void
+    ) {
+        var state = state
+        state.lastAsked = readAt
+        change(&state)
+        PulseStreamClock.streams.withLock { $0[key] = state }
+    }
+
+    static func removeStreams(_ keys: UInt...) {
+        PulseStreamClock.streams.withLock { all in
+            for key in keys { all[key] = nil }
+        }
     }
 
     /// Silence is zero for signed and float samples; unsigned 8-bit, A-law and μ-law have their own byte.

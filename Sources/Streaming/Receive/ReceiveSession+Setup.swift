@@ -223,7 +223,10 @@ extension ReceiveSession {
         var output = opened
         if let rtpCaps, RTPFormat.decodedCaps(ofRTP: rtpCaps) != opened?.decoded {
             // Not opened yet, or for another format: it opens for this one.
-            if opened != nil { closeOutputs(pipeline) }
+            if let opened {
+                opened.warmUp?.stop()
+                closeOutputs(pipeline)
+            }
             output = openOutputEarly(pipeline, rtpCaps: rtpCaps)
         }
         switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {

@@ -14,13 +14,15 @@ final class OutputWarmUp {
     static let interval: UInt32 = 5_000
 
     private let shared: Shared
-    private var thread = pthread_t()
+    private let thread: pthread_t
+    private var joined = false
 
-    /// Starts reading the clocks of `sinks`; nil without any.
+    /// Starts reading the clocks of `sinks`; nil without any (or without a thread).
     init?(sinks: [Element]) {
         guard !sinks.isEmpty else { return nil }
-        shared = Shared(sinks: sinks)
+        let shared = Shared(sinks: sinks)
         let context = Unmanaged.passRetained(shared).toOpaque()
+        var thread = pthread_t()
         let started = pthread_create(
             &thread, nil,
             { context in
@@ -31,12 +33,18 @@ final class OutputWarmUp {
             Unmanaged<Shared>.fromOpaque(context).release()
             return nil
         }
+        (self.shared, self.thread) = (shared, thread)
     }
 
-    deinit {
+    /// Stops reading (an output closed to open again for another format), within one `interval`.
+    func stop() {
+        guard !joined else { return }
         shared.stopped.store(true, ordering: .relaxed)
         pthread_join(thread, nil)
+        joined = true
     }
+
+    deinit { stop() }
 
     /// What the thread reads, and whether it is to stop.
     private final class Shared: Sendable {

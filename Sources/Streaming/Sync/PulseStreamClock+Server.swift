@@ -2,27 +2,36 @@
 import Synchronization
 
 extension PulseStreamClock {
-    /// Per libpulse context (its address): whether its server is PulseAudio itself; absent while not asked.
-    static let plainPulseAudio = Mutex([UInt: Bool]())
+    /// A libpulse context's server, as far as known.
+    enum Server: Equatable, Sendable {
+        /// Asked, not known yet.
+        case asked
+        case pulseAudio
+        /// pipewire-pulse (any server that does not call itself "pulseaudio").
+        case pipeWire
+    }
 
-    /// Whether `stream`'s context plays to PulseAudio itself (see `Start`); false while not known yet: the server is
-    /// asked then (pulsesink connects a probe stream on the same context first, 1-40 ms before its own).
-    static func isPlainPulseAudio(_ stream: OpaquePointer?) -> Bool {
+    /// Per libpulse context (its address): its server; absent while not asked.
+    static let servers = Mutex([UInt: Server]())
+
+    /// The server of `stream`'s context (see `Start`); `.asked` while not known yet: the server is asked then
+    /// (pulsesink connects a probe stream on the same context first, 1-40 ms before its own); nil without a context.
+    static func server(of stream: OpaquePointer?) -> Server? {
         guard let library = Library.shared, let context = library.streamContext(stream).map(OpaquePointer.init)
-        else { return false }
+        else { return nil }
         let key = address(of: context)
-        let known = plainPulseAudio.withLock { all -> Bool? in
+        let known = servers.withLock { all -> Server? in
             if let known = all[key] { return known }
-            all[key] = false  // asked: not known until the server says
+            all[key] = .asked
             return nil
         }
         if let known { return known }
         if let operation = library.serverInfo(context, serverInfoArrived, nil) {
             library.operationUnref(operation)
         } else {
-            _ = plainPulseAudio.withLock { $0.removeValue(forKey: key) }  // not asked: ask again next time
+            _ = servers.withLock { $0.removeValue(forKey: key) }  // not asked: ask again next time
         }
-        return false
+        return .asked
     }
 
     /// The answer to `pa_context_get_server_info`: its `server_name` (the fourth field of `pa_server_info`) is
@@ -30,9 +39,9 @@ extension PulseStreamClock {
     static let serverInfoArrived: Library.ServerInfoCallback = { context, info, _ in
         guard let context else { return }
         let name = info?.load(fromByteOffset: 3 * MemoryLayout<UnsafeRawPointer>.size, as: UnsafePointer<CChar>?.self)
-        plainPulseAudio.withLock { all in
+        servers.withLock { all in
             // No answer: asked again at the next connection.
-            all[address(of: context)] = name.map { String(cString: $0) == "pulseaudio" }
+            all[address(of: context)] = name.map { String(cString: $0) == "pulseaudio" ? .pulseAudio : .pipeWire }
         }
     }
 }

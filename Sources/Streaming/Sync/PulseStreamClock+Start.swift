@@ -11,17 +11,30 @@ extension PulseStreamClock {
     /// already plays when the first sample is placed has a position to calibrate on (`ReceiverSync
     /// .waitForOutputPositions` asks for it). It plays silence until its client writes (`feedSilence`).
     enum Start: Equatable, Sendable {
-        /// On PulseAudio itself: once a receiver places its outputs (`beginPlacing`), 1-25 ms before the first
-        /// sample. Started as the output opened instead, the rooms' corrections for their device's rate in their
-        /// first 2 s (a null sink runs some 190 ppm fast, and each room moved by 40-125 µs every 0.4 s) fell out of
-        /// step: 59-107 µs between three rooms at p99 in 10 s lab runs, against 20-23 µs.
+        /// On PulseAudio itself (and a server not known yet): once a receiver places its outputs (`beginPlacing`),
+        /// 1-25 ms before the first sample. Started as the output opened instead, the rooms' corrections for their
+        /// device's rate in their first 2 s (a null sink runs some 190 ppm fast, and each room moved by 40-125 µs
+        /// every 0.4 s) fell out of step: 59-107 µs between three rooms at p99 in 10 s lab runs, against 20-23 µs.
         case whenPlaced
-        /// On pipewire-pulse: at the first reading of its time, which `OutputWarmUp` takes as the output opens, while
-        /// the receiver waits for a sender. Why that early: its position is exact (the graph's own cycle starts, see
-        /// `exactLine`) some 50-75 ms after the stream starts, more than a start when placed leaves before the first
-        /// sample, and each room's start-up move skipped or repeated the difference, 0.5-2.4 ms about 0.2 s into
-        /// the sound (lab, three rooms: in 10 of 12, against none of 15 since).
+        /// On pipewire-pulse: at the first reading of its time, as the output opens where the receiver opens it
+        /// before a sender is heard (`OutputWarmUp` reads it then), else when it is placed. Why that early: its
+        /// position is exact (the graph's own cycle starts, see `exactLine`) some 50-75 ms after the stream starts,
+        /// more than a start when placed leaves before the first sample, and each room's start-up move skipped or
+        /// repeated the difference, 0.3-2.4 ms about 0.2 s into the sound (lab, three rooms: 10 rooms of 12; since,
+        /// none over 0.5 ms in 27).
         case whenAsked
+
+        /// The start on `server`; nil where pipewire-pulse's client starts it: its silence would not end where the
+        /// client's writes are not seen (`Library.clientWritesSeen`), and a stream started without it is stopped
+        /// for running dry and starts again at a later graph cycle.
+        init?(on server: Server?, clientWritesSeen: Bool) {
+            guard server == .pipeWire else {
+                self = .whenPlaced
+                return
+            }
+            guard clientWritesSeen else { return nil }
+            self = .whenAsked
+        }
 
         /// Whether a stream connected at `connectedAt` (µs) is to start now.
         func isDue(connectedAt: UInt64) -> Bool {
@@ -52,7 +65,8 @@ extension PulseStreamClock {
     /// position of one that played nothing before its first sample ran 2-4 ms ahead then). The client's first write
     /// goes where its clock says in the stream (pulsesink writes at absolute offsets) and replaces what it covers.
     static func feedSilence(_ stream: OpaquePointer?) {
-        guard isEnabled, let library = Library.shared, let spec = library.sampleSpec(stream) else { return }
+        guard isEnabled, let library = Library.shared, library.clientWritesSeen, let spec = library.sampleSpec(stream)
+        else { return }
         let frameBytes = library.frameSize(spec)
         let writable = library.writableSize(stream)
         guard frameBytes > 0, writable > 0 else { return }

@@ -143,6 +143,9 @@ public enum PulseStreamClock {
         let contextIsLocal: ContextIsLocal
         let write: Write
         let writableSize: WritableSize
+        /// Whether this process's `pa_stream_write` is its exported one (`PulseStreamClock.write`): only then does it
+        /// see the client's first write, which ends a stream's silence (see `feedSilence`).
+        let clientWritesSeen: Bool
 
         static let shared: Library? = {
             guard let handle = dlopen("libpulse.so.0", RTLD_NOW | RTLD_NOLOAD) ?? dlopen("libpulse.so.0", RTLD_NOW)
@@ -166,7 +169,8 @@ public enum PulseStreamClock {
             return Library(
                 getTime: getTime, connectPlayback: connect, updateTimingInfo: update, operationUnref: unref,
                 timingInfo: info, sampleSpec: spec, frameSize: frame, streamContext: context, cork: cork,
-                serverInfo: server, deviceName: device, contextIsLocal: local, write: write, writableSize: writable)
+                serverInfo: server, deviceName: device, contextIsLocal: local, write: write, writableSize: writable,
+                clientWritesSeen: dlsym(nil, "pa_stream_write") != dlsym(handle, "pa_stream_write"))
         }()
     }
 
@@ -546,10 +550,10 @@ extension PulseStreamClock {
         guard let library = Library.shared else { return -noData }
         var state: StreamState? = nil
         if isEnabled {
-            let (corked, plain) = (flags & startCorked != 0, isPlainPulseAudio(stream))
+            let (corked, server) = (flags & startCorked != 0, server(of: stream))
             state = StreamState(
-                start: corked ? (plain ? .whenPlaced : .whenAsked) : nil, awaited: corked || plain,
-                connectedAt: monotonicMicroseconds())
+                start: corked ? Start(on: server, clientWritesSeen: library.clientWritesSeen) : nil,
+                awaited: corked || server == .pulseAudio, connectedAt: monotonicMicroseconds())
         }
         // A stream at the address of an earlier one starts with nothing of it.
         streams.withLock { $0[address(of: stream)] = state }
