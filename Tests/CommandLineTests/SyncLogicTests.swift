@@ -630,20 +630,20 @@ import Testing
         let since = UInt64.max - 1_000  // later than any real stream's last reading
         let (fed, placedLater) = (UInt(0x5eed_0030), UInt(0x5eed_0040))
         defer { Self.removeStreams(fed, placedLater) }
-        func set(_ key: UInt, started: Bool, clientWrote: Bool) {
-            Self.putStream(
-                key, readAt: since + 1, PulseStreamClock.StreamState(start: started ? .whenAsked : .whenPlaced)
-            ) {
+        func set(_ key: UInt, _ start: PulseStreamClock.Start, started: Bool, clientWrote: Bool = false) {
+            Self.putStream(key, readAt: since + 1, PulseStreamClock.StreamState(start: start)) {
                 $0.startedAt = started ? 1 : nil
                 $0.clientWrote = clientWrote
             }
         }
         #expect(PulseStreamClock.feedsSilence(askedSince: since) == nil, "nothing read yet")
-        set(placedLater, started: false, clientWrote: false)
+        set(placedLater, .whenPlaced, started: false)
         #expect(PulseStreamClock.feedsSilence(askedSince: since) == false, "PulseAudio's starts when placed")
-        set(fed, started: true, clientWrote: false)
+        set(placedLater, .whenPlaced, started: true)
+        #expect(PulseStreamClock.feedsSilence(askedSince: since) == false, "and plays on without silence written")
+        set(fed, .whenAsked, started: true)
         #expect(PulseStreamClock.feedsSilence(askedSince: since) == true)
-        set(fed, started: true, clientWrote: true)
+        set(fed, .whenAsked, started: true, clientWrote: true)
         #expect(PulseStreamClock.feedsSilence(askedSince: since) == false)
     }
 

@@ -9,31 +9,33 @@ extension PulseStreamClock {
     /// a position the stream reached only later (7 ms later on PulseAudio's null sink, measured in the multi-room
     /// lab): every room played that much late from its first sample and skipped as much some 175 ms in. A stream that
     /// already plays when the first sample is placed has a position to calibrate on (`ReceiverSync
-    /// .waitForOutputPositions` asks for it). It plays silence until its client writes (`feedSilence`).
+    /// .waitForOutputPositions` asks for it).
     enum Start: Equatable, Sendable {
-        /// On PulseAudio itself (and a server not known yet): once a receiver places its outputs (`beginPlacing`),
-        /// 1-25 ms before the first sample. Started as the output opened instead, the rooms' corrections for their
+        /// On PulseAudio itself: once a receiver places its outputs (`beginPlacing`),
+        /// 1-25 ms before the first sample, silent (PulseAudio plays a stream that runs dry on, a stream of
+        /// pulsesink's has no prebuffering). Started as the output opened instead, the rooms' corrections for their
         /// device's rate in their first 2 s (a null sink runs some 190 ppm fast, and each room moved by 40-125 µs
         /// every 0.4 s) fell out of step: 59-107 µs between three rooms at p99 in 10 s lab runs, against 20-23 µs.
         case whenPlaced
         /// On pipewire-pulse: at the first reading of its time, as the output opens where the receiver opens it
-        /// before a sender is heard (`OutputWarmUp` reads it then), else when it is placed. Why that early: its
+        /// before a sender is heard (`OutputWarmUp` reads it then), else when it is placed; it plays silence
+        /// written here until its client writes (`feedSilence`). Why that early: its
         /// position is exact (the graph's own cycle starts, see `exactLine`) some 50-75 ms after the stream starts,
         /// more than a start when placed leaves before the first sample, and each room's start-up move skipped or
         /// repeated the difference, 0.3-2.4 ms about 0.2 s into the sound (lab, three rooms: 10 rooms of 12; since,
         /// none over 0.5 ms in 27).
         case whenAsked
 
-        /// The start on `server`; nil where pipewire-pulse's client starts it: its silence would not end where the
-        /// client's writes are not seen (`Library.clientWritesSeen`), and a stream started without it is stopped
+        /// The start on `server`; nil where the client starts the stream: on a server not known yet (as before
+        /// PulseAudio was told from pipewire-pulse), and on pipewire-pulse where the client's writes are not seen
+        /// (`Library.clientWritesSeen`): its silence would not end, and a stream started without silence is stopped
         /// for running dry and starts again at a later graph cycle.
         init?(on server: Server?, clientWritesSeen: Bool) {
-            guard server == .pipeWire else {
-                self = .whenPlaced
-                return
+            switch server {
+            case .pulseAudio: self = .whenPlaced
+            case .pipeWire where clientWritesSeen: self = .whenAsked
+            default: return nil
             }
-            guard clientWritesSeen else { return nil }
-            self = .whenAsked
         }
 
         /// Whether a stream connected at `connectedAt` (µs) is to start now.
@@ -60,7 +62,8 @@ extension PulseStreamClock {
     static let silenceLead = 0.025
 
     /// Writes silence into `stream` (libpulse's main loop locked), up to `silenceLead` ahead of the time since it
-    /// started, while it was started here and its client has not written: at most what the server asks for. Why:
+    /// started, while it was started here on pipewire-pulse (`Start.whenAsked`) and its client has not written: at
+    /// most what the server asks for. Why:
     /// pipewire-pulse stops a stream that runs dry and starts it again at a later graph cycle when data comes (the
     /// position of one that played nothing before its first sample ran 2-4 ms ahead then). The client's first write
     /// goes where its clock says in the stream (pulsesink writes at absolute offsets) and replaces what it covers.
@@ -73,9 +76,9 @@ extension PulseStreamClock {
         let now = monotonicMicroseconds()
         let key = address(of: stream)
         let frames = streams.withLock { all -> Int in
-            guard let state = all[key], !state.clientWrote, state.rate > 0, let startedAt = state.startedAt else {
-                return 0
-            }
+            guard let state = all[key], state.start == .whenAsked, !state.clientWrote, state.rate > 0,
+                let startedAt = state.startedAt
+            else { return 0 }
             let due = state.rate * (Double(now - startedAt) / 1e6 + silenceLead) - state.silenceFrames
             return min(Int(due), writable / frameBytes)
         }
@@ -106,7 +109,8 @@ extension PulseStreamClock {
     static func feedsSilence(askedSince start: UInt64) -> Bool? {
         streams.withLock { all in
             let asked = all.values.filter { $0.lastAsked >= start }
-            return asked.isEmpty ? nil : asked.contains { $0.startedAt != nil && !$0.clientWrote }
+            return asked.isEmpty
+                ? nil : asked.contains { $0.start == .whenAsked && $0.startedAt != nil && !$0.clientWrote }
         }
     }
 

@@ -550,10 +550,10 @@ extension PulseStreamClock {
         guard let library = Library.shared else { return -noData }
         var state: StreamState? = nil
         if isEnabled {
-            let (corked, server) = (flags & startCorked != 0, server(of: stream))
+            let server = server(of: stream)
+            let start = flags & startCorked != 0 ? Start(on: server, clientWritesSeen: library.clientWritesSeen) : nil
             state = StreamState(
-                start: corked ? Start(on: server, clientWritesSeen: library.clientWritesSeen) : nil,
-                awaited: corked || server == .pulseAudio, connectedAt: monotonicMicroseconds())
+                start: start, awaited: start != nil || server == .pulseAudio, connectedAt: monotonicMicroseconds())
         }
         // A stream at the address of an earlier one starts with nothing of it.
         streams.withLock { $0[address(of: stream)] = state }
