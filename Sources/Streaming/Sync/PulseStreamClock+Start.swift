@@ -11,19 +11,18 @@ extension PulseStreamClock {
     /// already plays when the first sample is placed has a position to calibrate on (`ReceiverSync
     /// .waitForOutputPositions` asks for it).
     enum Start: Equatable, Sendable {
-        /// On PulseAudio itself: once a receiver places its outputs (`beginPlacing`),
-        /// 1-25 ms before the first sample, silent (PulseAudio plays a stream that runs dry on, a stream of
-        /// pulsesink's has no prebuffering). Started as the output opened instead, the rooms' corrections for their
-        /// device's rate in their first 2 s (a null sink runs some 190 ppm fast, and each room moved by 40-125 µs
-        /// every 0.4 s) fell out of step: 59-107 µs between three rooms at p99 in 10 s lab runs, against 20-23 µs.
+        /// On PulseAudio itself: once a receiver places its outputs (`beginPlacing`), 1-25 ms before the first
+        /// sample, silent (PulseAudio plays on a stream that runs dry: pulsesink's has no prebuffering). Started as
+        /// the output opened instead, the rooms' corrections for their device's rate in their first 2 s (a null sink
+        /// runs some 190 ppm fast, and each room moved by 40-125 µs every 0.4 s) fell out of step: 59-107 µs between
+        /// three rooms at p99 in 10 s lab runs, against 20-23 µs.
         case whenPlaced
         /// On pipewire-pulse: at the first reading of its time, as the output opens where the receiver opens it
-        /// before a sender is heard (`OutputWarmUp` reads it then), else when it is placed; it plays silence
-        /// written here until its client writes (`feedSilence`). Why that early: its
-        /// position is exact (the graph's own cycle starts, see `exactLine`) some 50-75 ms after the stream starts,
-        /// more than a start when placed leaves before the first sample, and each room's start-up move skipped or
-        /// repeated the difference, 0.3-2.4 ms about 0.2 s into the sound (lab, three rooms: 10 rooms of 12; since,
-        /// none over 0.5 ms in 27).
+        /// before a sender is heard (`OutputWarmUp` reads it then), else when it is placed; it plays silence written
+        /// here until its client writes (`feedSilence`). Why that early: its position is exact (the graph's own
+        /// cycle starts, see `exactLine`) some 50-75 ms after the stream starts, more than a start when placed leaves
+        /// before the first sample, and each room's start-up move skipped or repeated the difference, 0.3-2.4 ms
+        /// about 0.2 s into the sound (lab, three rooms: 10 rooms of 12; since, none over 0.5 ms in 27).
         case whenAsked
 
         /// The start on `server`; nil where the client starts the stream: on a server not known yet (as before
@@ -63,25 +62,25 @@ extension PulseStreamClock {
 
     /// Writes silence into `stream` (libpulse's main loop locked), up to `silenceLead` ahead of the time since it
     /// started, while it was started here on pipewire-pulse (`Start.whenAsked`) and its client has not written: at
-    /// most what the server asks for. Why:
-    /// pipewire-pulse stops a stream that runs dry and starts it again at a later graph cycle when data comes (the
-    /// position of one that played nothing before its first sample ran 2-4 ms ahead then). The client's first write
-    /// goes where its clock says in the stream (pulsesink writes at absolute offsets) and replaces what it covers.
+    /// most what the server asks for. Why: pipewire-pulse stops a stream that runs dry and starts it again at a later
+    /// graph cycle when data comes (the position of one that played nothing before its first sample ran 2-4 ms ahead
+    /// then). The client's first write goes where its clock says in the stream (pulsesink writes at absolute
+    /// offsets) and replaces what it covers.
     static func feedSilence(_ stream: OpaquePointer?) {
-        guard isEnabled, let library = Library.shared, library.clientWritesSeen, let spec = library.sampleSpec(stream)
-        else { return }
-        let frameBytes = library.frameSize(spec)
-        let writable = library.writableSize(stream)
-        guard frameBytes > 0, writable > 0 else { return }
+        guard isEnabled, let library = Library.shared, library.clientWritesSeen else { return }
         let now = monotonicMicroseconds()
         let key = address(of: stream)
-        let frames = streams.withLock { all -> Int in
+        let due = streams.withLock { all -> Double in
             guard let state = all[key], state.start == .whenAsked, !state.clientWrote, state.rate > 0,
                 let startedAt = state.startedAt
             else { return 0 }
-            let due = state.rate * (Double(now - startedAt) / 1e6 + silenceLead) - state.silenceFrames
-            return min(Int(due), writable / frameBytes)
+            return state.rate * (Double(now - startedAt) / 1e6 + silenceLead) - state.silenceFrames
         }
+        // Every reading of a stream's time comes here: only one still to be fed asks libpulse more.
+        guard due >= 1, let spec = library.sampleSpec(stream) else { return }
+        let (frameBytes, writable) = (library.frameSize(spec), library.writableSize(stream))
+        guard frameBytes > 0, writable > 0 else { return }
+        let frames = min(Int(due), writable / frameBytes)
         guard frames > 0 else { return }
         let silence = [UInt8](repeating: silentByte(format: spec.load(as: Int32.self)), count: frames * frameBytes)
         let written = silence.withUnsafeBytes {
