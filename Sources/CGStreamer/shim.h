@@ -205,6 +205,15 @@ static inline GstBufferPool *CGst_pad_proposed_pool(GstPad *pad, GstCaps *caps) 
     gst_query_unref(query);
     return pool;
 }
+/// At a probe, once its pad answered an ALLOCATION query: takes the buffer pools out of the answer (upstream then
+/// allocates buffers of its own); other queries, and the query on its way in, are left as they are.
+static inline void CGst_probe_strip_allocation_pools(GstPadProbeInfo *info) {
+    GstPadProbeType type = GST_PAD_PROBE_INFO_TYPE(info);
+    if (!(type & GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM) || !(type & GST_PAD_PROBE_TYPE_PULL)) return;
+    GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+    if (GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION) return;
+    while (gst_query_get_n_allocation_pools(query) > 0) gst_query_remove_nth_allocation_pool(query, 0);
+}
 /// A buffer of `pool` if one is free now, else NULL: never waits (an inactive pool has none).
 static inline GstBuffer *CGst_pool_try_acquire(GstBufferPool *pool) {
     GstBufferPoolAcquireParams params = {.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT};

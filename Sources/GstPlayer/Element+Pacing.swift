@@ -43,6 +43,8 @@ extension Element {
     /// Has `pacing` edit the audio that reaches this sink's sink pad, from now on, in buffers of at least `chunk`
     /// (the smaller ones that come are held and handed on together): a sink that hands each buffer to a device
     /// with few buffers of its own (pipewiresink's stream takes two) holds that much more ahead of the device.
+    /// Those buffers are the pacing's alone: the sink's pool is taken out of what it answers upstream, where a
+    /// converter that allocated from it (audioresample, resampling) waited for a buffer the pacing held, for good.
     ///
     /// - Returns: false when the element has no sink pad.
     /// The corresponding C function is `gst_pad_add_probe`.
@@ -50,10 +52,14 @@ extension Element {
     public func pace(_ pacing: any OutputPacing, chunk: ClockTime) -> Bool {
         let type = GstPadProbeType(
             GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_EVENT_FLUSH.rawValue
-                | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue)
+                | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue | GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM.rawValue)
         return addProbe(onPad: "sink", type: type, context: PacedInput(pacing, chunk: chunk)) { pad, info, context in
             guard let pad, let info, let context else { return GST_PAD_PROBE_OK }
             let input = ProbeContext<PacedInput>.value(at: context)
+            guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM.rawValue == 0 else {
+                if !input.askingForPool { CGst_probe_strip_allocation_pools(info) }
+                return GST_PAD_PROBE_OK
+            }
             guard info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0 else {
                 switch gst_pad_probe_info_get_event(info)?.pointee.type {
                 case GST_EVENT_FLUSH_STOP: input.flushed()
@@ -109,6 +115,8 @@ private final class PacedInput: PacedSink, @unchecked Sendable {
     /// back, and a chunk placed before it reached the stream later than its place.
     private var pool: UnsafeMutablePointer<GstBufferPool>?
     private var poolAsked = false
+    /// While the sink is asked for its pool here (the one answer the probe leaves as it is).
+    private(set) var askingForPool = false
     /// A buffer of the pool held for what goes to the sink next.
     private var heldBuffer: UnsafeMutablePointer<GstBuffer>?
     /// The pad and format of the chunk being edited.
@@ -181,7 +189,9 @@ private final class PacedInput: PacedSink, @unchecked Sendable {
         edited = (pad, audio)
         guard !poolAsked, let caps = gst_pad_get_current_caps(pad) else { return }
         poolAsked = true
+        askingForPool = true
         pool = CGst_pad_proposed_pool(pad, caps)
+        askingForPool = false
         gst_caps_unref(caps)
     }
 

@@ -90,11 +90,11 @@ import Testing
         #expect(took < .seconds(3), "\(took)")
     }
 
-    /// An output that cannot take the audio (no converter to 8 kHz): the error ends the stream, naming the URL.
+    /// An output that fails as the audio comes (a file on a full device): the error ends the stream, naming the URL.
     @Test func anErrorInTheStreamEndsItAsFailed() throws {
         let port = Self.port()
         let sender = try Sender(port: port, seconds: 3)
-        let configuration = Self.configuration(port: port, output: "capsfilter caps=audio/x-raw,rate=8000 ! fakesink")
+        let configuration = Self.configuration(port: port, output: "filesink location=/dev/full")
         let (ending, _) = try Self.run(ReceiveSession(configuration) { _ in })
         #expect(ending.reason == .failed)
         guard case .stream(_, let url, _, _)? = ending.failure else {

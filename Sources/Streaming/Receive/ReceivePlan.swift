@@ -10,6 +10,9 @@ enum ReceivePlan {
 
     /// The volume element the session controls.
     static let volumeName = "output-volume"
+    /// The capsfilter right before the output: open (ANY) unless a pipewiresink output keeps one format for every
+    /// stream (see `ReceiveSession.pipeWireOutputFormat`).
+    static let outputFormatName = "output-format"
 
     var networkSourceName: String {
         switch self {
@@ -28,11 +31,13 @@ enum ReceivePlan {
     ///
     /// The decoded audio passes a volume element (`volumeName`) whose gain the session's volume and mute commands
     /// ramp (`VolumeRamp`), between two converters so that it takes any decoded format and the output gets the one
-    /// it asks for; at volume 1 it passes the samples through untouched.
+    /// it asks for; at volume 1 it passes the samples through untouched. A resampler and a capsfilter
+    /// (`outputFormatName`) follow: they pass everything through as it is, unless the capsfilter is set.
     func launch(output: String) -> String {
         let decode =
             "decodebin name=decode ! identity name=received silent=true ! audioconvert ! "
-            + "volume name=\(ReceivePlan.volumeName) ! audioconvert ! \(output)"
+            + "volume name=\(ReceivePlan.volumeName) ! audioconvert ! audioresample ! "
+            + "capsfilter name=\(ReceivePlan.outputFormatName) ! \(output)"
         switch self {
         case .rtp:
             return

@@ -165,8 +165,8 @@ extension ReceiveSession {
     /// the first packet comes), in the format of `rtpCaps` (the SDP's, or the expected one, then the stream's), when
     /// its decoded format is known (L16, L24, Opus): the audio sinks get the synchronised
     /// buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the packets stay queued on the socket)
-    /// and the format is announced to the output; for a stream in another format it opens again when the stream
-    /// comes (`makeSync`). Why before the first packet: the first sample plays `--latency-ms` after the sender sent
+    /// and the format is announced to the output; a stream in another format opens it again, or is converted into
+    /// it (pipewiresink, see `keptFormat`), when the stream comes (`makeSync`). Why before the first packet: the first sample plays `--latency-ms` after the sender sent
     /// it, and a pipewire-pulse output took 40-85 ms to open (a probe stream, then its own), so the first buffer
     /// came late and the sink dropped up to 43 ms of the start. (Opened only when the first buffer came, it lost
     /// up to 30 ms on PipeWire.)
@@ -180,6 +180,10 @@ extension ReceiveSession {
         var sized: ReceiverSync.SizedOutputs = []
         do {
             sized = try ReceiverSync.sizeOutputs(of: pipeline)
+            if !pipeline.elements(madeBy: "pipewiresink").isEmpty {
+                try pipeline.element(named: ReceivePlan.outputFormatName).set(
+                    "caps", to: Self.pipeWireOutputFormat(for: decoded))
+            }
             try pipeline.setState(.paused)
             received.announce(decoded, intoPad: "sink")
             return EarlyOutput(
@@ -190,6 +194,26 @@ extension ReceiveSession {
             ReceiverSync.unsizeOutputs(sized)
             return nil
         }
+    }
+
+    /// The format a pipewiresink output opens in for a stream decoded as `decoded` (the capsfilter
+    /// `ReceivePlan.outputFormatName`): 32-bit float, PipeWire's own, which holds 16 and 24-bit samples exactly. It
+    /// keeps it for every stream of no more channels, converted into it (fewer channels: a mono one on each; another
+    /// rate: resampled) instead of opening again. Why: pipewiresink's stream keeps the format it connected in until
+    /// the sink closes, and opened again as the first packet came, it played 60-90 ms later, so the first chunk came
+    /// as little as 9 ms before its place, or up to 9 ms after it (lab, 44.1 kHz mono: its first 8-24 ms cut in 2 runs
+    /// of 19), and its start could not be checked (`PipeWireSinkPacer.observedStart` needs 16 ms of silence before
+    /// it). An audio base sink opens again in the stream's own format instead (at READY, in some ms), and plays it
+    /// bit for bit where the device takes it.
+    static func pipeWireOutputFormat(for decoded: Caps) -> Caps {
+        .rawAudio(format: .f32LE, rate: decoded.rate ?? 48_000, channels: decoded.channels ?? 2)
+    }
+
+    /// Whether a pipewiresink output opened for `opened` plays a stream decoded as `stream` converted into its
+    /// format (see `pipeWireOutputFormat`): one of no more channels.
+    static func pipeWireOutputKeeps(_ opened: Caps?, for stream: Caps?) -> Bool {
+        guard let openedChannels = opened?.channels, let channels = stream?.channels else { return false }
+        return channels <= openedChannels
     }
 
     /// Closes an output opened early for another format, so that it opens for the stream's: to READY, where an audio
@@ -221,13 +245,16 @@ extension ReceiveSession {
             let shared = reference.makeClock(senderAddress: sender.sender, clockPort: clockPort, statisticsTo: pipeline)
         else { throw .clockUnavailable(reference) }
         var output = opened
-        if let rtpCaps, RTPFormat.decodedCaps(ofRTP: rtpCaps) != opened?.decoded {
-            // Not opened yet, or for another format: it opens for this one.
-            if let opened {
-                opened.warmUp?.stop()
-                closeOutputs(pipeline)
+        if let rtpCaps, case let decoded = RTPFormat.decodedCaps(ofRTP: rtpCaps), decoded != opened?.decoded {
+            let pipeWireKeeps = !pipeline.elements(madeBy: "pipewiresink").isEmpty
+            if !(pipeWireKeeps && Self.pipeWireOutputKeeps(opened?.decoded, for: decoded)) {
+                // Not opened yet, or for fewer channels than the stream's: it opens for this one.
+                if let opened {
+                    opened.warmUp?.stop()
+                    closeOutputs(pipeline)
+                }
+                output = openOutputEarly(pipeline, rtpCaps: rtpCaps)
             }
-            output = openOutputEarly(pipeline, rtpCaps: rtpCaps)
         }
         switch shared.waitForSync(within: .seconds(3), stoppingWhen: { stopRequested() != nil }) {
         case .answered:
