@@ -10,8 +10,8 @@ enum ReceivePlan {
 
     /// The volume element the session controls.
     static let volumeName = "output-volume"
-    /// The capsfilter right before the output: open (ANY) unless a pipewiresink output keeps one format for every
-    /// stream (see `ReceiveSession.pipeWireOutputFormat`).
+    /// The capsfilter right before the output: open (ANY) unless a pipewiresink output keeps its format for a
+    /// stream in another (see `ReceiveSession.keptFormat`).
     static let outputFormatName = "output-format"
 
     var networkSourceName: String {

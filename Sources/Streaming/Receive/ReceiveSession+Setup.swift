@@ -166,7 +166,7 @@ extension ReceiveSession {
     /// its decoded format is known (L16, L24, Opus): the audio sinks get the synchronised
     /// buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the packets stay queued on the socket)
     /// and the format is announced to the output; a stream in another format opens it again, or is converted into
-    /// it (pipewiresink, see `keptFormat`), when the stream comes (`makeSync`). Why before the first packet: the first sample plays `--latency-ms` after the sender sent
+    /// its format (pipewiresink, see `keptFormat`), when the stream comes (`makeSync`). Why before the first packet: the first sample plays `--latency-ms` after the sender sent
     /// it, and a pipewire-pulse output took 40-85 ms to open (a probe stream, then its own), so the first buffer
     /// came late and the sink dropped up to 43 ms of the start. (Opened only when the first buffer came, it lost
     /// up to 30 ms on PipeWire.)
@@ -180,10 +180,6 @@ extension ReceiveSession {
         var sized: ReceiverSync.SizedOutputs = []
         do {
             sized = try ReceiverSync.sizeOutputs(of: pipeline)
-            if !pipeline.elements(madeBy: "pipewiresink").isEmpty {
-                try pipeline.element(named: ReceivePlan.outputFormatName).set(
-                    "caps", to: Self.pipeWireOutputFormat(for: decoded))
-            }
             try pipeline.setState(.paused)
             received.announce(decoded, intoPad: "sink")
             return EarlyOutput(
@@ -196,24 +192,24 @@ extension ReceiveSession {
         }
     }
 
-    /// The format a pipewiresink output opens in for a stream decoded as `decoded` (the capsfilter
-    /// `ReceivePlan.outputFormatName`): 32-bit float, PipeWire's own, which holds 16 and 24-bit samples exactly. It
-    /// keeps it for every stream of no more channels, converted into it (fewer channels: a mono one on each; another
-    /// rate: resampled) instead of opening again. Why: pipewiresink's stream keeps the format it connected in until
-    /// the sink closes, and opened again as the first packet came, it played 60-90 ms later, so the first chunk came
-    /// as little as 9 ms before its place, or up to 9 ms after it (lab, 44.1 kHz mono: its first 8-24 ms cut in 2 runs
-    /// of 19), and its start could not be checked (`PipeWireSinkPacer.observedStart` needs 16 ms of silence before
-    /// it). An audio base sink opens again in the stream's own format instead (at READY, in some ms), and plays it
-    /// bit for bit where the device takes it.
-    static func pipeWireOutputFormat(for decoded: Caps) -> Caps {
-        .rawAudio(format: .f32LE, rate: decoded.rate ?? 48_000, channels: decoded.channels ?? 2)
-    }
-
-    /// Whether a pipewiresink output opened for `opened` plays a stream decoded as `stream` converted into its
-    /// format (see `pipeWireOutputFormat`): one of no more channels.
-    static func pipeWireOutputKeeps(_ opened: Caps?, for stream: Caps?) -> Bool {
-        guard let openedChannels = opened?.channels, let channels = stream?.channels else { return false }
-        return channels <= openedChannels
+    /// The format a pipewiresink output opened early for `opened` keeps for a stream decoded as `stream`, which is
+    /// converted into it (the capsfilter `ReceivePlan.outputFormatName`), instead of opening again: `opened`'s rate
+    /// and channels, for a stream of the same sample format at another rate, or with fewer channels (a mono one on
+    /// each); nil otherwise (more channels, another sample format: the output opens again in the stream's). Why:
+    /// pipewiresink's stream keeps the format it connected in until the sink closes, and opened again as the first
+    /// packet came, it played 60-90 ms later, so the first chunk came as little as 9 ms before its place, or up to
+    /// 9 ms after it (lab, 44.1 kHz mono: its first 8-24 ms cut in 2 runs of 19), and its start could not be
+    /// checked (`PipeWireSinkPacer.observedStart` needs 16 ms of silence before it). (Opened in 32-bit float for
+    /// every stream, which would keep it for L24 too, the bench's row with one receiver 200 ppm fast gave 46-77 µs at
+    /// p99 in three 60 s runs, and 21-83 in five without: no clear difference, and the usual stream's path stays as
+    /// it was.) An audio base sink opens again in the stream's own format (at READY, in some ms), and plays it bit
+    /// for bit where the device takes it.
+    static func keptFormat(opened: Caps, stream: Caps) -> Caps? {
+        guard let format = stream.format, format == opened.format, let rate = opened.rate,
+            let channels = opened.channels, let streamChannels = stream.channels, streamChannels <= channels
+        else { return nil }
+        return Caps(
+            mediaType: "audio/x-raw", fields: [("rate", .int(Int64(rate))), ("channels", .int(Int64(channels)))])
     }
 
     /// Closes an output opened early for another format, so that it opens for the stream's: to READY, where an audio
@@ -246,9 +242,13 @@ extension ReceiveSession {
         else { throw .clockUnavailable(reference) }
         var output = opened
         if let rtpCaps, case let decoded = RTPFormat.decodedCaps(ofRTP: rtpCaps), decoded != opened?.decoded {
-            let pipeWireKeeps = !pipeline.elements(madeBy: "pipewiresink").isEmpty
-            if !(pipeWireKeeps && Self.pipeWireOutputKeeps(opened?.decoded, for: decoded)) {
-                // Not opened yet, or for fewer channels than the stream's: it opens for this one.
+            if let opened, let decoded, !pipeline.elements(madeBy: "pipewiresink").isEmpty,
+                let kept = Self.keptFormat(opened: opened.decoded, stream: decoded)
+            {
+                // Converted into the format the pipewiresink output plays.
+                try? pipeline.element(named: ReceivePlan.outputFormatName).set("caps", to: kept)
+            } else {
+                // Not opened yet, or for a format the stream's does not fit: it opens for this one.
                 if let opened {
                     opened.warmUp?.stop()
                     closeOutputs(pipeline)
