@@ -424,8 +424,8 @@ struct MultiRoomSyncTests {
     /// step from its first sample: the output keeps its format and the stream is resampled into it
     /// (`ReceiveSession.keptFormat`). pipewiresink's stream keeps the format it was connected in until the sink
     /// closes (with the output left in its first format unconverted, a 1 kHz tone came out at 2 216 Hz). Measured
-    /// (lab, 12 runs, 3 beside CPU hogs): sending → sound 80.04-80.19 ms, first sample 0.0 ms into the file, p99
-    /// 14-42 µs. Opened again for the stream's format instead, the first 8-24 ms were cut in 2 runs of 19, and the
+    /// (lab, 12 runs, all beside two CPU hogs, 3 beside four): sending → sound 80.04-80.19 ms, first sample 0.0 ms
+    /// into the file, p99 14-42 µs. Opened again for the stream's format instead, the first 8-24 ms were cut in 2 runs of 19, and the
     /// project's CI once put both rooms 16 ms late on all three attempts. Broken on purpose (the output kept, the
     /// stream not converted) it missed on all three attempts; with the sink's pool left to the resampler, every
     /// receiver hung and was killed.

@@ -163,13 +163,13 @@ extension ReceiveSession {
 
     /// Opens the output while the receiver waits for a sender (an audio device; another output, such as a file, when
     /// the first packet comes), in the format of `rtpCaps` (the SDP's, or the expected one, then the stream's), when
-    /// its decoded format is known (L16, L24, Opus): the audio sinks get the synchronised
-    /// buffer, the pipeline goes to PAUSED (its sources wait for PLAYING: the packets stay queued on the socket)
-    /// and the format is announced to the output; a stream in another format opens it again, or is converted into
-    /// its format (pipewiresink, see `keptFormat`), when the stream comes (`makeSync`). Why before the first packet: the first sample plays `--latency-ms` after the sender sent
-    /// it, and a pipewire-pulse output took 40-85 ms to open (a probe stream, then its own), so the first buffer
-    /// came late and the sink dropped up to 43 ms of the start. (Opened only when the first buffer came, it lost
-    /// up to 30 ms on PipeWire.)
+    /// its decoded format is known (L16, L24, Opus): the audio sinks get the synchronised buffer, the pipeline goes to
+    /// PAUSED (its sources wait for PLAYING: the packets stay queued on the socket) and the format is announced to the
+    /// output; a stream in another format opens it again, or is converted into its format (pipewiresink, see
+    /// `keptFormat`), when the stream comes (`makeSync`). Why before the first packet: the first sample plays
+    /// `--latency-ms` after the sender sent it, and a pipewire-pulse output took 40-85 ms to open (a probe stream, then
+    /// its own), so the first buffer came late and the sink dropped up to 43 ms of the start. (Opened only when the
+    /// first buffer came, it lost up to 30 ms on PipeWire.)
     ///
     /// - Returns: the buffer sizes set (to put back if no clock comes) and the format; nil when the output opens when
     ///   it plays.
