@@ -97,6 +97,22 @@ static inline GstAudioBaseSink *CGst_audio_base_sink(GstElement *element) { retu
 static inline gint CGst_audio_base_sink_rate(GstAudioBaseSink *sink) {
     return sink->ringbuffer ? GST_AUDIO_INFO_RATE(&sink->ringbuffer->spec.info) : 0;
 }
+/// Starts an audio sink's ring buffer now, where the sink has opened its device (PAUSED or later): its device plays
+/// silence until samples come, and its clock runs. GstAudioBaseSink starts it itself only with the first sample it
+/// renders in PLAYING (it allows the start then: `may_start`). Whether it runs.
+static inline gboolean CGst_audio_base_sink_start_ring_buffer(GstAudioBaseSink *sink) {
+    GST_OBJECT_LOCK(sink);
+    GstAudioRingBuffer *ring = sink->ringbuffer ? gst_object_ref(sink->ringbuffer) : NULL;
+    GST_OBJECT_UNLOCK(sink);
+    if (ring == NULL) return FALSE;
+    gboolean started = FALSE;
+    if (gst_audio_ring_buffer_is_acquired(ring)) {
+        gst_audio_ring_buffer_may_start(ring, TRUE);
+        started = gst_audio_ring_buffer_start(ring);
+    }
+    gst_object_unref(ring);
+    return started;
+}
 /// How much earlier than its time (ns, from 0 to one sample) an audio sink slaved to another clock places a buffer
 /// of presentation time `pts` that it renders now. Why: its render (gst_audio_base_sink_render, 1.22) places a
 /// buffer where its start falls in the ring buffer, and that is rounded down to a whole sample: the running time,

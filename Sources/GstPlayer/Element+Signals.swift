@@ -12,6 +12,11 @@ private typealias PayloadMapHandler =
     @convention(c) (UnsafeMutableRawPointer?, guint, guint, UnsafeMutableRawPointer?) -> UnsafeMutablePointer<GstCaps>?
 /// Signature of rtpbin's "on-bye-ssrc" handler.
 private typealias ByeHandler = @convention(c) (UnsafeMutableRawPointer?, guint, guint, UnsafeMutableRawPointer?) -> Void
+/// Signature of rtpbin's "new-jitterbuffer" handler.
+private typealias NewJitterBufferHandler =
+    @convention(c) (
+        UnsafeMutableRawPointer?, UnsafeMutablePointer<GstElement>?, guint, guint, UnsafeMutableRawPointer?
+    ) -> Void
 /// Signature of srtsink's and srtsrc's "caller-added" handler.
 private typealias CallerHandler =
     @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
@@ -57,6 +62,21 @@ extension Element {
         g_signal_connect_data(
             UnsafeMutableRawPointer(raw), "on-bye-ssrc", unsafeBitCast(handler, to: GCallback.self), context,
             { context, _ in g_free(context) }, GConnectFlags(rawValue: 0))
+    }
+
+    /// Makes every jitter buffer this rtpbin creates from now on start on its first packet (`faststart-min-packets`
+    /// 1), instead of holding it for its whole latency in case earlier packets come late: for an output that plays
+    /// already, to which the first packet must come as early before its time as every later one does.
+    ///
+    /// The corresponding C function is `g_signal_connect_data` with rtpbin's "new-jitterbuffer".
+    public func startJitterBuffersOnFirstPacket() {
+        let handler: NewJitterBufferHandler = { _, jitterBuffer, _, _, _ in
+            guard let jitterBuffer else { return }
+            try? Element(borrowing: jitterBuffer).set("faststart-min-packets", to: 1)
+        }
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(raw), "new-jitterbuffer", unsafeBitCast(handler, to: GCallback.self), nil, nil,
+            GConnectFlags(rawValue: 0))
     }
 
     /// Posts an application message named `name` on the bus when an SRT listener (srtsink or srtsrc) accepts

@@ -57,6 +57,17 @@ extension Element {
     /// buffer: it hands each buffer to its PipeWire stream).
     public var isAudioOutput: Bool { isAudioBaseSink || factoryName == "pipewiresink" }
 
+    /// Starts this audio sink's output now, before its first sample, where it has opened its device (PAUSED or
+    /// later): the device plays silence until samples come, and the sink's clock runs from here. An audio sink
+    /// otherwise starts its output with the first sample it renders, and calibrates its clock just before.
+    ///
+    /// - Returns: whether the output runs (false on other elements, or before the sink opened its device).
+    /// The corresponding C function is `gst_audio_ring_buffer_start`.
+    @discardableResult
+    public func startOutput() -> Bool {
+        isAudioBaseSink && CGst_audio_base_sink_start_ring_buffer(CGst_audio_base_sink(raw)) != 0
+    }
+
     /// Hands the slaving of this audio sink's output to the pipeline clock over to `slaving` (`slave-method=custom`):
     /// as the sink plays, `slaving` compares the device's clock with the pipeline's and says how far to move the
     /// output. Does nothing on other elements (see `isAudioBaseSink`).

@@ -163,7 +163,10 @@ struct MultiRoomSyncTests {
     /// with the receivers' 40 ms the plugin's stream ran dry on a loaded machine and waited to refill, each time a
     /// step of 10-50 ms between the rooms for seconds (the sink's clock showed one such step only ~2 s after it was heard). With the aligner making no
     /// correction they sat -3.7 and +7.5 ms apart, constant (the median's bound failed, as it did when tried);
-    /// aligned, the median within 50 µs, the core of the windows within 0.1-0.5 ms, no drift.
+    /// aligned, the median within 50 µs, the core of the windows within 0.1-0.5 ms, no drift. Each room plays from
+    /// the first sample without a skip: its output starts before that sample (`ReceiverSync
+    /// .startedBeforeFirstSample`). Started with it, every room skipped 5-13 ms in its first second (seen failing here
+    /// on both attempts).
     @Test func twoReceiversOnAlsaSinkStayInStep() throws {
         let receiver =
             "\(Paths.binary) receive rtp://@{group}:{port} --iface eth0 --latency-ms 160 "
@@ -178,9 +181,7 @@ struct MultiRoomSyncTests {
                 LabBound("core range ≤ 2 ms", (steady?.coreRangeUs ?? .infinity) <= 2_000),
                 LabBound("core drift ≤ 80 µs/s", abs(steady?.coreDriftUsPerS ?? .infinity) <= 80),
             ] + LabBound.receiversInSync(report)
-                + [report.steadyLatencyMs?.left, report.steadyLatencyMs?.right].map {
-                    LabBound("latency 130-190 ms", ($0 ?? 0) > 130 && ($0 ?? .infinity) < 190)
-                }
+                + LabBound.twoRoomsStart(report, firstSampleMs: 2, latencyMs: 130...190)
                 // The jitter buffer leaves the output's 100 ms room: GStreamer's "configured latency is lower
                 // than detected minimum latency" (a CORE CLOCK warning) is not said.
                 + report.lab.processes.filter { $0.key.hasPrefix("receiver") }.map {

@@ -185,8 +185,9 @@ public enum PulseStreamClock {
         /// When this process starts the stream, before its first sample (see `Start`); nil: its client starts it.
         var start: Start? = nil
         /// Whether `ReceiverSync.waitForOutputPositions` waits until the stream has a position: one started here,
-        /// and on PulseAudio itself one its client connected playing (ALSA's `pulse` plugin's, which plays silence
-        /// there until its first sample; pipewire-pulse stops a stream that runs dry, see `feedSilence`).
+        /// and one its client connected playing (ALSA's `pulse` plugin's, whose alsasink the receiver starts before
+        /// its first sample: `ReceiverSync.startedBeforeFirstSample`). Not by its server: the plugin's stream is the
+        /// first of its context, whose server is not known yet when it connects.
         var awaited = false
         /// When it was connected (µs; see `Start.whenPlaced`) and started (µs), the silence written into it since
         /// (frames), and whether its client wrote, which ends the silence (see `feedSilence`).
@@ -553,7 +554,7 @@ extension PulseStreamClock {
             let server = server(of: stream)
             let start = flags & startCorked != 0 ? Start(on: server, clientWritesSeen: library.clientWritesSeen) : nil
             state = StreamState(
-                start: start, awaited: start != nil || server == .pulseAudio, connectedAt: monotonicMicroseconds())
+                start: start, awaited: start != nil || flags & startCorked == 0, connectedAt: monotonicMicroseconds())
         }
         // A stream at the address of an earlier one starts with nothing of it.
         streams.withLock { $0[address(of: stream)] = state }
@@ -561,12 +562,16 @@ extension PulseStreamClock {
     }
 
     /// libpulse's `pa_stream_get_time`, as `pulsesink` calls it (with the PulseAudio main loop locked): the fitted
-    /// stream time while `isEnabled`, and no time at all (an error: the clock keeps its last) before a snapshot
-    /// found the stream playing; libpulse's own otherwise (no time while it has wrapped, see `connectPlayback`).
-    /// Why never libpulse's while enabled: it was 42 ms for a stream that had not played yet (PulseAudio), 8.8 ms
-    /// behind the position of one that had (pipewire-pulse), and pulsesink calibrates its clock on the time it reads
-    /// before its first sample: the rooms played that much off and skipped or repeated it later (38-48 ms some
-    /// 175 ms in, measured in the multi-room lab). The exported `pa_stream_get_time` forwards here.
+    /// stream time while `isEnabled`, and before a snapshot found the stream playing no time at all (an error: the
+    /// clock keeps its last), or 0 for a stream its client connected playing (ALSA's `pulse` plugin's), which has
+    /// played nothing yet; libpulse's own otherwise (no time while it has wrapped, see `connectPlayback`). Why never
+    /// libpulse's while enabled: it was 42 ms for a stream that had not played yet (PulseAudio), 8.8 ms behind the
+    /// position of one that had (pipewire-pulse), and pulsesink calibrates its clock on the time it reads before its
+    /// first sample: the rooms played that much off and skipped or repeated it later (38-48 ms some 175 ms in,
+    /// measured in the multi-room lab). Why 0 for the plugin's: alsasink's clock is the samples it wrote less the
+    /// delay the plugin reads from libpulse (`pa_stream_get_latency`: written less this time), and with no time the
+    /// plugin gives no delay: every sample written read as played, and alsasink calibrated its clock 100-150 ms
+    /// ahead (its whole buffer; lab, GStreamer's log). The exported `pa_stream_get_time` forwards here.
     public static func streamTime(_ stream: OpaquePointer?, _ time: UnsafeMutablePointer<UInt64>?) -> Int32 {
         guard let library = PulseStreamClock.Library.shared else { return -1 }
         guard PulseStreamClock.isEnabled, let stream, let time,
@@ -601,6 +606,8 @@ extension PulseStreamClock {
                 let value = UInt64(max(position / rate * 1e6, 0))
                 answer = max(value, state.lastReturned)
                 state.lastReturned = answer!
+            } else if state.awaited && state.start == nil {
+                answer = 0  // nothing played yet
             }
             all[key] = state
             return answer

@@ -138,22 +138,39 @@ public final class ReceiverSync {
         for (sink, property) in sized { sink.resetToDefault(property) }
     }
 
+    /// The audio sinks whose output `waitForOutputPositions` starts before their first sample, playing silence:
+    /// `alsasink`, whose clock (samples written less the device's delay) otherwise starts with its first sample,
+    /// after the sink calibrated it. Through ALSA's `pulse` plugin the plugin's stream then began 5-12 ms after that
+    /// calibration, and every room played that much late and skipped as much about 0.2 s in (lab and bench, two
+    /// rooms: every run). Started before, the output's device is a whole buffer ahead when the first packet comes
+    /// (104 ms of the lab's 100 ms buffer and the server's latency), so the jitter buffer hands that packet on at
+    /// once (`Element.startJitterBuffersOnFirstPacket`; held for its latency, it came 100.4 ms before its time, and
+    /// the first 1-7 ms were cut in 10 rooms of 14). Measured: first sample 0.0 ms into the file and no skip in
+    /// every room of 7 two-room lab runs (2 beside CPU hogs), steady p99 18-83 µs. (pulsesink's stream is started
+    /// by `PulseStreamClock.Start`; `ytpipewiresink` drops the silence its stream starts with, and its clock runs
+    /// from its first write.)
+    static let startedBeforeFirstSample: Set<String> = ["alsasink"]
+
     /// The longest `waitForOutputPositions` waits: a PulseAudio stream played 1-25 ms after it was started (lab).
     static let outputPositionLimitMilliseconds = 60
     static let outputPositionLimit = Duration.milliseconds(outputPositionLimitMilliseconds)
 
-    /// Before the pipeline plays: reads every audio sink's clock until `PulseStreamClock` knows where each stream
-    /// is (on PulseAudio the first reading starts the stream, silent until the first sample; a pipewire-pulse
-    /// stream plays since the output opened, see `OutputWarmUp`), at most `outputPositionLimit`, so that the sink
-    /// calibrates its clock on its stream's position when the first buffer comes and every sample plays where its
-    /// time says from the first on; at once for other outputs (theirs start with their first sample). The packets
-    /// wait on the socket meanwhile, each stamped with its own arrival (`prepare`). At the limit (a server that does
-    /// not answer) the stream's first position comes later and the output's first move is as large as the wait.
+    /// Before the pipeline plays: starts the outputs of `startedBeforeFirstSample`, and reads every audio sink's
+    /// clock until `PulseStreamClock` knows where each stream is (on PulseAudio the first reading starts pulsesink's
+    /// stream, silent until the first sample; a pipewire-pulse stream plays since the output opened, see
+    /// `OutputWarmUp`), at most `outputPositionLimit`, so that the sink calibrates its clock on its stream's position
+    /// when the first buffer comes and every sample plays where its time says from the first on; at once for other
+    /// outputs (a device's clock runs once the output does). The packets wait on the socket meanwhile, each stamped
+    /// with its own arrival (`prepare`). At the limit (a server that does not answer) the stream's first position
+    /// comes later and the output's first move is as large as the wait.
     /// - Returns: whether every stream was placed in time (or had nothing to wait for).
     func waitForOutputPositions(of pipeline: Pipeline) -> Bool {
         let sinks = pipeline.allElements().filter(\.isAudioBaseSink)
         let start = PulseStreamClock.monotonicMicroseconds()
         PulseStreamClock.beginPlacing()
+        for sink in sinks where ReceiverSync.startedBeforeFirstSample.contains(sink.factoryName) {
+            sink.startOutput()
+        }
         return ReceiverSync.waitUntilPlaced(within: ReceiverSync.outputPositionLimit) {
             for sink in sinks { _ = sink.providedClockTime }
             return PulseStreamClock.placed(askedSince: start)
@@ -203,6 +220,10 @@ public final class ReceiverSync {
         }
         outputBuffer = largestBuffer ?? ReceiverSync.outputBufferMicroseconds
         try jitterBuffer.set("latency", to: jitterBufferMilliseconds)
+        // An output that plays before its first sample needs that sample as early as the later ones (see there).
+        if pipeline.allElements().contains(where: { ReceiverSync.startedBeforeFirstSample.contains($0.factoryName) }) {
+            jitterBuffer.startJitterBuffersOnFirstPacket()
+        }
     }
 
     /// The first output's alignment, for the status; nil without an audio sink or `pipewiresink`.
