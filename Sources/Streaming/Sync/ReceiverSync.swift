@@ -145,7 +145,7 @@ public final class ReceiverSync {
     /// rooms: every run). Started before, the output's device is a whole buffer ahead when the first packet comes
     /// (104 ms of the lab's 100 ms buffer and the server's latency), so the jitter buffer hands that packet on at
     /// once (`Element.startJitterBuffersOnFirstPacket`; held for its latency, it came 100.4 ms before its time, and
-    /// the first 1-7 ms were cut in 10 rooms of 14). Measured: first sample 0.0 ms into the file and no skip in
+    /// the first 0.6-7.5 ms were cut in 21 rooms of 28). Measured: first sample 0.0 ms into the file and no skip in
     /// every room of 7 two-room lab runs (2 beside CPU hogs), steady p99 18-83 µs. (pulsesink's stream is started
     /// by `PulseStreamClock.Start`; `ytpipewiresink` drops the silence its stream starts with, and its clock runs
     /// from its first write.)
