@@ -56,7 +56,8 @@ extension Clock {
 
     /// Sets a network clock (`following`, `ntp`) from a short burst of its own protocol's exchanges (the fit's
     /// first points: the offset of the fastest, at the nominal rate) and marks it synced, unless it has had an
-    /// answer already; for GStreamer's protocol, more bursts follow for the rate (`burstDelays`).
+    /// answer already; for GStreamer's protocol, more bursts follow for the rate (`burstDelays`) and go on for the
+    /// offset (`burstInterval`).
     ///
     /// Why: GStreamer's client needs 4 answers before it is synced and waits 250 ms after any answer whose round
     /// trip is more than twice its average, which on a busy machine is often (250 ms to 2 s to sync): receivers
@@ -79,9 +80,25 @@ extension Clock {
     static let burstDelays: [UInt32] = [300_000, 1_000_000, 3_000_000]
     static let burstLimit = Duration.milliseconds(100)
 
-    /// Makes the bursts of `burstDelays` on a thread of its own, while this clock lives. (A thread that sleeps, not
-    /// a dispatch timer: under libfaketime, as the multi-room lab runs a receiver with fast clocks, those never
-    /// fired.)
+    /// How often (µs) a burst follows the last of `burstDelays`, for as long as the clock lives. Why: a burst's
+    /// exchanges are the fastest the fit has, and the only ones whose two legs take as long (the server's thread is
+    /// awake for them); the client's, the request waiting for that thread to wake, put the sender's time 25-35 µs
+    /// late. With bursts only at the start, a receiver's clock was within 1 µs of the sender's until they left the
+    /// fit's window (10 s) and 25-35 µs off from then on (measured in the multi-room lab, where every namespace has
+    /// the same monotonic clock): a room that joined late played that much apart from the others for its first 10
+    /// s, and rooms whose senders' threads wake differently would for good. Bursts every second keep them most of
+    /// the fit's fastest exchanges.
+    static let burstInterval: UInt32 = 1_000_000
+
+    /// The wait (µs) before the `index`th burst after the seed's.
+    private static func wait(beforeBurst index: Int) -> UInt32 {
+        guard index < burstDelays.count else { return burstInterval }
+        return burstDelays[index] - (index > 0 ? burstDelays[index - 1] : 0)
+    }
+
+    /// Makes the bursts of `burstDelays`, then every `burstInterval`, on a thread of its own, while this clock lives.
+    /// (A thread that sleeps, not a dispatch timer: under libfaketime, as the multi-room lab runs a receiver with
+    /// fast clocks, those never fired.)
     private func burstAgain() {
         let context = Unmanaged.passRetained(WeakClock(self)).toOpaque()
         var thread = pthread_t()
@@ -89,10 +106,8 @@ extension Clock {
             &thread, nil,
             { context in
                 let weak = Unmanaged<WeakClock>.fromOpaque(context!).takeRetainedValue()
-                var slept: UInt32 = 0
-                for delay in Clock.burstDelays {
-                    usleep(delay - slept)
-                    slept = delay
+                for index in 0... {
+                    usleep(Clock.wait(beforeBurst: index))
                     guard let clock = weak.clock, let server = clock.server, let followed = clock.followed else {
                         break
                     }

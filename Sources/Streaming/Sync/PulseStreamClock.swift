@@ -21,7 +21,7 @@ import Synchronization
 /// waits for libpulse's main loop and the server's; 180–570 µs median in the lab), the answer is back 25–45 µs
 /// after the server sent it. (Stamped halfway through the round trip, as before, each stream's points came
 /// 100–250 µs early, by as much as its own round trips, and two streams on one server were held 60 µs apart.)
-/// The line through them: its slope from the 30 % with the shortest round trip of the last 20 s (outliers beyond
+/// The line through them: its slope from the 30 % with the shortest round trip of the last 5 s (outliers beyond
 /// 4 × MAD dropped, fitted again), its value now from the 85th percentile of the last 2 s along that slope. Why the
 /// upper edge: the server reads the position in its I/O thread and stamps the answer in its main thread after it,
 /// so a stamp is only ever late and a position only ever looks early (measured: residuals 40-75 µs above the line at
@@ -61,9 +61,15 @@ public enum PulseStreamClock {
     }
 
     /// Poll interval, the windows (µs) of the slope's and of the value's fit, the share of snapshots (the fastest)
-    /// whose line gives the slope, and the quantile that gives the value.
+    /// whose line gives the slope, and the quantile that gives the value. Why a slope through 5 s: a device's rate,
+    /// as its stream's position shows it, can change by tens of ppm within a second (measured in the multi-room lab:
+    /// the null sink went from 150 to 200 ppm fast when a second stream joined it, and back for seconds later on), and
+    /// a slope through 20 s followed such a change for 10 s, its value meanwhile 30-60 µs off at the edge of 2 s: a
+    /// room that joined late, its line all at the new rate, played that far from the others for 6-13 s. Through 5 s
+    /// (some 75 snapshots with the shortest round trips, the slope within a ppm) the late room was within 50 µs of
+    /// the others from its first 0.5-1 s in 3 runs of 3, and rooms that started together held as before.
     static let pollInterval: UInt64 = 20_000
-    static let window: UInt64 = 20_000_000
+    static let window: UInt64 = 5_000_000
     static let valueWindow = 2_000_000.0
     static let fastestShare = 0.3
     static let upperQuantile = 0.85
@@ -325,7 +331,7 @@ public enum PulseStreamClock {
         /// the fit sees one line. A step: the server lost or skipped part of the stream (pipewire-pulse drops a whole
         /// graph cycle, 5.3 ms, when the stream's data comes late), and every position after it is that much off the
         /// line through the ones before. Unmoved, the value (the upper edge of 2 s) stayed at the old level for 1.7 s,
-        /// and the slope through both levels of 20 s was hundreds of ppm off (measured in the multi-room lab: a room
+        /// and the slope through both levels was hundreds of ppm off (measured in the multi-room lab: a room
         /// 5.3 ms off for 1.5 s, then wandering by 300 µs). The step's size is the upper edge (the highest) of the
         /// newest snapshots less that (`upperQuantile`) of the ones before (where the line is the cycles' starts, the periodic
         /// snapshots lie some hundreds of µs below it: measured from the line, a lost cycle was taken for 375 µs more
