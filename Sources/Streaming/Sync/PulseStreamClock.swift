@@ -21,8 +21,9 @@ import Synchronization
 /// waits for libpulse's main loop and the server's; 180–570 µs median in the lab), the answer is back 25–45 µs
 /// after the server sent it. (Stamped halfway through the round trip, as before, each stream's points came
 /// 100–250 µs early, by as much as its own round trips, and two streams on one server were held 60 µs apart.)
-/// The line through them: its slope from the 30 % with the shortest round trip of the last 5 s (outliers beyond
-/// 4 × MAD dropped, fitted again), its value now from the 85th percentile of the last 2 s along that slope. Why the
+/// The line through them: its slope from the 30 % with the shortest round trip of the last 5 s (20 s for a stream
+/// whose position steps; outliers beyond 4 × MAD dropped, fitted again), its value now from the 85th percentile of
+/// the last 2 s along that slope. Why the
 /// upper edge: the server reads the position in its I/O thread and stamps the answer in its main thread after it,
 /// so a stamp is only ever late and a position only ever looks early (measured: residuals 40-75 µs above the line at
 /// most, down to -3 ms below it), and the slope, which was the noise of a fit over 2 s, is the device's steady rate.
@@ -67,9 +68,13 @@ public enum PulseStreamClock {
     /// a slope through 20 s followed such a change for 10 s, its value meanwhile 30-60 µs off at the edge of 2 s: a
     /// room that joined late, its line all at the new rate, played that far from the others for 6-13 s. Through 5 s
     /// (some 75 snapshots with the shortest round trips, the slope within a ppm) the late room was within 50 µs of
-    /// the others from its first 0.5-1 s in 3 runs of 3, and rooms that started together held as before.
+    /// the others from its first 0.5-1 s in 3 runs of 3, and rooms that started together held as before. A stream
+    /// whose position moves in steps (pipewire-pulse's, once a graph cycle) keeps 20 s (`steppedWindow`): each of its
+    /// positions is up to a cycle off the line, and through 5 s of them, with a lost cycle in it, the slope came out
+    /// 11 ppm off and the value 88 µs (PulseStreamClockTests).
     static let pollInterval: UInt64 = 20_000
     static let window: UInt64 = 5_000_000
+    static let steppedWindow: UInt64 = 20_000_000
     static let valueWindow = 2_000_000.0
     static let fastestShare = 0.3
     static let upperQuantile = 0.85
@@ -256,7 +261,8 @@ public enum PulseStreamClock {
                 return burstAnswered(at: taken, position: position, cycleAt: serverTime == nil ? nil : cycleAt)
             }
             snapshots.append((taken, position, roundTrip))
-            snapshots.removeAll { $0.time < taken - Double(PulseStreamClock.window) }
+            let window = positionSteps == true ? PulseStreamClock.steppedWindow : PulseStreamClock.window
+            snapshots.removeAll { $0.time < taken - Double(window) }
             absorbStep()
             let interval =
                 boundaries.count < PulseStreamClock.quickBoundaries
