@@ -10,7 +10,7 @@ extension OptionSpec {
     static let verbose = OptionSpec(
         name: "verbose", short: "v", help: "Show GStreamer's debug details with errors and warnings.")
 
-    /// `--no-realtime` (`receive`, `stream`): the audio threads keep normal scheduling (see RealtimeThreads).
+    /// `--no-realtime` (`play`, `receive`, `stream`): the audio threads keep normal scheduling (see RealtimeThreads).
     static let noRealtime = OptionSpec(
         name: "no-realtime",
         help: "Keep the audio threads at normal scheduling (by default they run realtime where the system allows "

@@ -1,4 +1,4 @@
-// yt-gst — the threads that carry the audio of `receive` and `stream` run realtime (RealtimeThreads), and only they.
+// yt-gst — the threads that carry the audio of `play`, `receive` and `stream` run realtime (RealtimeThreads), and only they.
 import Foundation
 import TestSupport
 import Testing
@@ -33,6 +33,23 @@ struct RealtimeThreadsTests {
             #expect(ProcessThreads.policy(process.pid, thread: process.pid) == 0, "the main thread keeps SCHED_OTHER")
             process.signal(SIGTERM)
         }
+    }
+
+    /// A player on pulsesink: libpulse's I/O thread and the appsrc's streaming thread (the feeder's reads) run
+    /// round-robin, the main thread (the session's loop) never does. With --no-realtime neither does.
+    @Test(arguments: [true, false])
+    func aPlayersAudioThreadsRunRealtime(realtime: Bool) throws {
+        let dir = try Paths.makeScratch("realtime-play")
+        defer { Paths.removeScratch(dir) }
+        let file = try SyntheticWAV.tone(frames: 44_100 * 30).write(to: dir.appendingPathComponent("tone.wav"))
+        let option = realtime ? [] : ["--no-realtime"]
+        let player = try Run.launch(Paths.binary, ["play", file, "--sink", "pulsesink", "--no-mpris", "-q"] + option)
+        defer { _ = player.wait(timeout: 0) }
+        let audioThreads: Set = ["threaded-ml", "src:src"]
+        #expect(waitUntil(15) { audioThreads.isSubset(of: ProcessThreads.names(player.pid)) }, "the player plays")
+        #expect(Self.realtimeThreads(player.pid).intersection(audioThreads) == (realtime ? audioThreads : []))
+        #expect(ProcessThreads.policy(player.pid, thread: player.pid) == 0, "the main thread keeps SCHED_OTHER")
+        player.signal(SIGTERM)
     }
 
     /// The names of a process's threads that run SCHED_RR.

@@ -37,6 +37,9 @@ extension PlaybackSession {
         /// How often a `.status` event reports the playback while a file plays or is paused; nil: never, and then a
         /// session with nothing happening (paused) does not wake at all.
         public var statusInterval: Duration?
+        /// Whether the threads that carry the audio run with realtime scheduling where the system allows it
+        /// (`RealtimeThreads`): the output keeps playing beside a CPU hog.
+        public var realtimeThreads = true
 
         /// Plays `files` once, in order, through `launch`; set the other fields as needed.
         public init(files: [String], launch: String) {

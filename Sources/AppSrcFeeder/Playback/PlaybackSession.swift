@@ -63,9 +63,12 @@ public final class PlaybackSession {
     /// A session for `configuration`; nothing is opened until `run()`. `observer` gets every event, on the thread
     /// that runs it.
     public convenience init(_ configuration: Configuration, observer: @escaping (Event) -> Void) {
-        let properties = configuration.properties
+        let (properties, realtime) = (configuration.properties, configuration.realtimeThreads)
         self.init(configuration, observer: observer) { launch in
-            Player(launch: launch) { pipeline throws(GstError) in try pipeline.apply(properties) }
+            Player(launch: launch) { pipeline throws(GstError) in
+                try pipeline.apply(properties)
+                if realtime { RealtimeThreads.raiseStreamingThreads(of: pipeline) }
+            }
         }
     }
 
@@ -203,6 +206,8 @@ public final class PlaybackSession {
                 launch: chain.needsDecoder
                     ? Launch.insertingDecoder(afterSource: "src", in: launch, decoder: chain.decoder) : launch,
                 from: nil, to: nil)
+            // The sink opened its connection (and libpulse's or ytpipewiresink's thread) on its way to READY.
+            if configuration.realtimeThreads { RealtimeThreads.raiseAudioServerThreads() }
             if paused { try player.pause() }
             if configuration.volume != nil || muted { try applyVolume() }
             if rate != 1, let segment = chain.segment(at: .zero) { try seek(chain, segment, to: segment.fileStart) }

@@ -24,6 +24,7 @@ struct PlayCommand {
                 name: "chunk-ms", valueName: "N",
                 help: "Milliseconds of audio per pushed buffer (default 200; 1000 when no sink plays in real time)."),
             OptionSpec(name: "buffers", valueName: "N", help: "Buffers queued in the appsrc (default 3)."),
+            .noRealtime,
             .inputIPCServer,
             .noMPRIS,
         ] + TerminalOptions.specs(quietSilencing: "status line, tags or warnings"),
@@ -78,6 +79,8 @@ struct PlayCommand {
     var ipcServer: String?
     /// Publish MPRIS when a session bus exists (not `--no-mpris`).
     var mpris: Bool
+    /// Whether the audio threads may run realtime (not --no-realtime).
+    var realtime: Bool
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         guard !parsed.operands.isEmpty else { throw UsageError("no file given") }
@@ -102,6 +105,7 @@ struct PlayCommand {
         terminal = try TerminalOptions(parsed)
         ipcServer = parsed.value("input-ipc-server")
         mpris = !parsed.flags.contains("no-mpris")
+        realtime = !parsed.flags.contains("no-realtime")
     }
 
     func run() throws(UsageError) -> ExitCode {
@@ -170,6 +174,7 @@ struct PlayCommand {
         configuration.rate = rate
         configuration.chunkMilliseconds = chunkMilliseconds
         configuration.buffers = buffers
+        configuration.realtimeThreads = realtime
         // The IPC socket asks for more while a client observes time-pos (see PlaybackIPC.requestHandled).
         configuration.statusInterval = showsStatus ? .milliseconds(100) : nil
         return configuration

@@ -1,6 +1,5 @@
 // yt-gst — realtime scheduling for the threads that carry a session's audio, so a busy machine does not starve them.
 import Glibc
-import GstPlayer
 
 /// Gives the threads that carry a session's audio round-robin realtime scheduling, as audio servers do for theirs:
 /// the pipeline's streaming threads, each as it starts, libpulse's I/O thread, which hands pulsesink's buffers to
@@ -11,13 +10,15 @@ import GstPlayer
 /// `stress-ng --cpu 2`: dropouts of 50–120 ms on both receivers and a range of 0.7–4 ms between the rooms; with
 /// these threads realtime on both sides, 0–17 ms and 33–800 µs. (The streaming threads alone, without libpulse's:
 /// 56–290 ms.) `ytpipewiresink`'s thread answers the graph's every cycle (5.3 ms at 256 frames), as libpulse's does
-/// the server's requests.
+/// the server's requests. A player is starved alike: two `play` on `ytpipewiresink` beside four CPU hogs lost 5-16
+/// ms of sound in 4 of 6 runs with `--no-realtime`, in 2 of 6 with these threads realtime (both on a server itself
+/// 300-550 ppm behind its rate); three beside `stress-ng --cpu 2` in a test once lost 64 ms in one room.
 ///
 /// Never the loop's thread (which parses control input and must not be able to take a core), nor a host program's.
 /// The priority stays below an audio server's (PulseAudio's 5), and children do not inherit it. It needs root,
 /// CAP_SYS_NICE or an RLIMIT_RTPRIO of at least `priority` (Debian's `audio` group with jackd's limits); without,
 /// nothing changes.
-enum RealtimeThreads {
+public enum RealtimeThreads {
     static let priority: Int32 = 4
     /// SCHED_RESET_ON_FORK: a child started from one of these threads gets normal scheduling.
     private static let resetOnFork: Int32 = 0x4000_0000
@@ -25,12 +26,12 @@ enum RealtimeThreads {
     private static let audioServerThreadNames: Set = ["threaded-ml", Gst.pipeWireOutputThreadName]
 
     /// Raises every streaming thread of `pipeline` as it starts; call before the pipeline leaves NULL.
-    static func raiseStreamingThreads(of pipeline: Pipeline) {
+    public static func raiseStreamingThreads(of pipeline: Pipeline) {
         pipeline.whenStreamingThreadStarts { raise(thread: 0) }
     }
 
     /// Raises libpulse's I/O threads and `ytpipewiresink`'s (both sinks open their connection when they go to READY).
-    static func raiseAudioServerThreads() {
+    public static func raiseAudioServerThreads() {
         guard let directory = opendir("/proc/self/task") else { return }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
