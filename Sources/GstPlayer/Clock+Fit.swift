@@ -79,18 +79,20 @@ struct ExchangeFit: Sendable {
         min(max(Int(Double(count) * share), minimum), count)
     }
 
-    /// The slope of offset against time through `points` without their outliers; nil while they are fewer than 4
-    /// or span too little (`spanningFit`), 0 (the nominal rate) when it is further off than `plausibleRate`. The line
-    /// without outliers only where those left still span enough: a seed's burst is most of the fastest points for
-    /// seconds, and the later ones among them lie off the line through the burst by more than its tiny scatter
-    /// (measured: 7 exchanges within 0.1 ms, ±0.2 µs; 4 × that dropped every later point), and the burst's own
-    /// slope was thousands of ppm (see ExchangeFitTests.aSeedsBurstIsNoRate).
+    /// The slope of offset against time through `points` without their outliers (4 × MAD off the line through all);
+    /// nil while they are fewer than 4 or span too little (`spanningFit`: judged without the outliers where those
+    /// left span enough, as a follower's first burst under libfaketime, round trips of up to 0.9 ms and hundreds of
+    /// µs off, hid the rate of the second for 0.7 s), 0 (the nominal rate) when it is further off than
+    /// `plausibleRate`. The line through all where those left do not span enough: a seed's burst is most of the
+    /// fastest points for seconds, and the later ones among them lie off the line through the burst by more than its
+    /// tiny scatter (measured: 7 exchanges within 0.1 ms, ±0.2 µs; 4 × that dropped every later point), and the
+    /// burst's own slope was thousands of ppm (see ExchangeFitTests.aSeedsBurstIsNoRate).
     private static func rate(of points: ArraySlice<(x: Double, y: Double)>) -> Double? {
-        guard let line = spanningFit(points) else { return nil }
+        guard points.count >= 4, let line = fit(points) else { return nil }
         let residuals = points.map { abs($0.y - line.intercept - line.slope * $0.x) }
         let mad = residuals.sorted()[residuals.count / 2]
         let kept = zip(points, residuals).filter { $0.1 <= max(4 * mad, 1000) }.map(\.0)
-        let slope = spanningFit(kept[...])?.slope ?? line.slope
+        guard let slope = (spanningFit(kept[...]) ?? spanningFit(points))?.slope else { return nil }
         return abs(slope) <= plausibleRate ? slope : 0
     }
 
@@ -106,9 +108,17 @@ struct ExchangeFit: Sendable {
     /// in the multi-room lab: beyond 200 µs in 5 runs of 9).
     static let quickRateSpan = 250_000_000.0
     static let quickRateError = 2e-6
+    /// A slope this many standard errors from the nominal rate is taken over `quickRateSpan` too. Why: the bursts of
+    /// a follower under libfaketime (the multi-room lab's receiver with clocks 200 ppm fast) scatter by µs, each
+    /// exchange slowed by the library's clock calls (round trips of 22-160 µs, the slower ones up to 50 µs late), so
+    /// their slope's standard error after 0.3 s was 6-20 ppm, not 1: the follower kept the nominal rate until the
+    /// burst at 1 s, its room drifting 200 µs a second, then stepped back 130 µs, and the aligner's first estimate,
+    /// fitted across that step, put the room 60-100 µs off for 2-3 s (measured in the lab). A slope 4 standard errors
+    /// from 0 is no chance of the points; the nominal rate is the worse guess then.
+    static let quickRateSignificance = 4.0
 
     /// The least-squares line through `points` where they are 4 or more and span `rateSpan`, or `quickRateSpan`
-    /// with a slope whose standard error is within `quickRateError`.
+    /// with a slope whose standard error is within `quickRateError` or `quickRateSignificance` times less than it.
     private static func spanningFit(_ points: ArraySlice<(x: Double, y: Double)>) -> (slope: Double, intercept: Double)?
     {
         let xs = points.map(\.x)
@@ -123,7 +133,7 @@ struct ExchangeFit: Sendable {
             return sum + residual * residual
         }
         let slopeError = (squares / Double(points.count - 2) / spread).squareRoot()
-        return slopeError <= quickRateError ? line : nil
+        return slopeError <= quickRateError || abs(line.slope) >= quickRateSignificance * slopeError ? line : nil
     }
 
     /// The least-squares line through points, nil for fewer than two distinct x.
