@@ -1,7 +1,7 @@
 // yt-gst — how far an audio device plays from where the shared clock says, and the correction to make now.
 
 /// Follows the gap between an audio device's clock and the pipeline clock as the sink renders, and says how far
-/// to move the output: by the whole gap as soon as the device plays, while its clock settles whenever it is 100 µs
+/// to move the output: by the whole gap as soon as the device plays, while its clock settles whenever it is clearly
 /// off, and again once its clock has settled, then one sample at a time; every move a whole number of samples (see
 /// `wholeSamples`).
 ///
@@ -29,8 +29,8 @@ public struct AlignmentFilter: Sendable {
     public enum Phase: Equatable, Sendable {
         /// The device clock is not running yet, or just started: nothing moved yet.
         case settling
-        /// Moved by the rough start-up gap, and again whenever the device's readings move 100 µs away (see
-        /// `interimThreshold`); settling (`settleTime` from the device's start) and collecting readings for the
+        /// Moved by the rough start-up gap, and again whenever the device's readings clearly move away (see
+        /// `interimTrigger`); settling (`settleTime` from the device's start) and collecting readings for the
         /// precise first estimate (`firstEstimateTime`).
         case measuring
         /// Corrections made; the output follows the clock.
@@ -52,15 +52,22 @@ public struct AlignmentFilter: Sendable {
     /// with a step in it overshot by 1-2 ms. (Readings wander by 75-300 µs on PipeWire, ±100 µs on PulseAudio.)
     var stepWindow = 200_000.0
     var stepThreshold = 2_000.0
-    /// While measuring, the median of the last `interimWindow` of readings moves the output when it is
-    /// `interimThreshold` (µs) or more off: a device whose clock was still finding its place when the rough move was
-    /// taken (a pipewire-pulse stream's time moved by 0.1-1.5 ms in its first 300 ms, measured in the multi-room
-    /// lab), or that runs a few hundred ppm off, is not left that far off until the precise estimate, 1.5 s later.
-    /// The readings of the first `interimSettle` after any move are left out (an audio server takes a moment to
-    /// show it), so such moves come at least 400 ms apart.
+    /// While measuring, the line through the readings since the move before the last (those before a move counted
+    /// as seen after it) moves the output, once `interimSpan` of readings followed the last one, by the gap it
+    /// expects on average until the next such move can come (its slope held within `plausibleDrift`), when that is
+    /// `interimTrigger` samples or more and `interimSignificance` standard errors of the line: a device whose clock
+    /// was still finding its place when the rough move was taken (a pipewire-pulse stream's time moved by 0.1-1.5 ms
+    /// in its first 300 ms, measured in the multi-room lab), one that runs a few hundred ppm off, or a clock whose
+    /// rate came after the rough move, is not left that far off until the precise estimate, 1.5 s later. (Judged by
+    /// the median of the last 200 ms and 100 µs, rooms on the lab's PulseAudio, 200 ppm fast, swung between 0 and
+    /// 110 µs until then, and a follower whose clocks ran 200 ppm fast sat 20-60 µs off, its rough move taken at the
+    /// nominal rate.) The readings of the first `interimSettle` after any move are left out (an audio server takes a
+    /// moment to show it), so such moves come at least 400 ms apart.
     var interimSettle = 200_000.0
-    var interimWindow = 200_000.0
-    var interimThreshold = 100.0
+    var interimSpan = 200_000.0
+    var interimTrigger = 1.5
+    var interimSignificance = 4.0
+    var plausibleDrift = 1_000e-6
     var trigger = 0.6
     /// The most samples one step moves.
     var maxStep = 4.0
@@ -118,8 +125,9 @@ public struct AlignmentFilter: Sendable {
             return move
         }
         let settledAt = runningSince + settleTime
-        guard time >= settledAt, phase != .measuring || time >= measuringSince + interimSettle else { return 0 }
-        readings.append((time, reading))
+        guard time >= settledAt else { return 0 }
+        // Readings that may not show the last move yet are left out; the precise estimate is not put off by them.
+        if phase != .measuring || time >= measuringSince + interimSettle { readings.append((time, reading)) }
         while first < readings.count && readings[first].time < time - window { first += 1 }
         if first > 256 {
             readings.removeFirst(first)
@@ -189,24 +197,47 @@ public struct AlignmentFilter: Sendable {
         return move
     }
 
-    /// The move while measuring (see `interimThreshold`), if one is due: the readings taken for the precise
+    /// The move while measuring (see `interimTrigger`), if one is due: the readings taken for the precise
     /// estimate are moved with it (as seen after it: right for a device that drifts; one that stepped after
     /// `settleTime` leaves the line through its readings a few hundred µs off, followed sample by sample then).
     private mutating func interimMove(time: Double, gap reading: Double, samplePeriod: Double) -> Double? {
         guard let runningSince, time >= measuringSince + interimSettle else { return nil }
         interimGaps.append((time, reading))
-        interimGaps.removeAll { $0.time < time - interimWindow }
-        guard time >= measuringSince + interimSettle + interimWindow else { return nil }
-        let sorted = interimGaps.map(\.gap).sorted()
-        let move = AlignmentFilter.wholeSamples(sorted[sorted.count / 2], samplePeriod: samplePeriod)
-        guard abs(move) >= interimThreshold else { return nil }
-        interimGaps.removeAll()
+        guard time >= measuringSince + interimSettle + interimSpan,
+            let expected = expectedInterimGap(until: time + interimSettle + interimSpan),
+            abs(expected.gap) >= max(interimTrigger * samplePeriod, interimSignificance * expected.error)
+        else { return nil }
+        let move = AlignmentFilter.wholeSamples(expected.gap, samplePeriod: samplePeriod)
+        // As seen after the move (the sink's times shift by it, its gaps the other way), from the previous one on.
+        interimGaps = interimGaps.filter { $0.time >= measuringSince }.map {
+            (time: $0.time + move, gap: $0.gap - move)
+        }
         measuringSince = time + move
         self.runningSince = runningSince + move
         corrections += 1
         corrected += move
         for index in first..<readings.count { readings[index].gap -= move }
         return move
+    }
+
+    /// The gap the line through `interimGaps` expects on average from the newest reading until `end`, and its
+    /// standard error; nil for fewer than three readings.
+    private func expectedInterimGap(until end: Double) -> (gap: Double, error: Double)? {
+        guard interimGaps.count >= 3, let newest = interimGaps.last?.time,
+            let line = Line(through: interimGaps.lazy.map { (x: $0.time, y: $0.gap) }, origin: newest)
+        else { return nil }
+        let slope = min(max(line.slope, -plausibleDrift), plausibleDrift)
+        let at = (newest + end) / 2
+        let count = Double(interimGaps.count)
+        let meanTime = interimGaps.reduce(0) { $0 + $1.time } / count
+        let spread = interimGaps.reduce(0) { $0 + ($1.time - meanTime) * ($1.time - meanTime) }
+        let squares = interimGaps.reduce(0) { sum, reading in
+            let residual = reading.gap - line.value(at: reading.time)
+            return sum + residual * residual
+        }
+        let scatter = (squares / (count - 2)).squareRoot()
+        let error = scatter * (1 / count + (at - meanTime) * (at - meanTime) / spread).squareRoot()
+        return (line.value + slope * (at - newest), error)
     }
 
     /// `move` (µs) rounded to whole samples: an audio sink places its buffers on whole samples, so a move by a
