@@ -13,11 +13,13 @@ import Synchronization
 /// on the same exchanges, two receivers' clocks then stay within 11-16 µs (p99) of each other in the steady state
 /// and 28-54 µs in their first 8 s (GStreamer's: 19-55 and 57-517), with one receiver's clocks 200 ppm fast alike.
 ///
-/// The line: of the exchanges of the last `window`, the rate from the fastest `rateShare` (at least
-/// `rateMinimum`; once they span `rateSpan`, or `quickRateSpan` with a slope known to `quickRateError`; until then
-/// from the bursts' exchanges (`Clock.seed`'s), which do that 0.3 s after the first; else the nominal rate),
-/// refitted without outliers beyond 4 × MAD (where those left still span as much), the nominal rate where it is
-/// beyond `plausibleRate`; the offset from the median of the fastest `offsetShare` (at least 3) along that rate.
+/// The line: of the exchanges of the last `window`, the rate from the fast ones (`fastLimit`) where they are at
+/// least `rateMinimum`, else the fastest `rateShare` (at least `rateMinimum`; once they span `rateSpan`, or
+/// `quickRateSpan` with a slope known to `quickRateError` and beyond what their round trips allow; until then from
+/// the bursts' exchanges (`Clock.seed`'s), which do that 0.3 s after the first; else the nominal rate), refitted
+/// without outliers beyond 4 × MAD (where those left still span as much), the nominal rate where it is beyond
+/// `plausibleRate`; the offset from the median of the fast ones (or the fastest `offsetShare`, at least 3) along that
+/// rate.
 struct ExchangeFit: Sendable {
     /// One exchange (ns): the midpoint of its round trip on the follower's internal clock, the server's time
     /// there, the round trip, and whether it was one of a burst's (`Clock.seed`'s, each answered before the next).
@@ -56,23 +58,43 @@ struct ExchangeFit: Sendable {
         // Offsets (remote − local) relative to the latest's, against local time from it: small numbers, exact in a
         // Double whatever the clocks' epochs (an NTP clock counts from 1900).
         let base = Int64(bitPattern: latest.remote &- latest.local)
-        func point(_ exchange: Exchange) -> (x: Double, y: Double) {
-            (
+        func point(_ exchange: Exchange) -> Point {
+            Point(
                 x: Double(Int64(bitPattern: exchange.local &- latest.local)),
-                y: Double(Int64(bitPattern: exchange.remote &- exchange.local) &- base)
-            )
+                y: Double(Int64(bitPattern: exchange.remote &- exchange.local) &- base),
+                roundTrip: Double(exchange.roundTrip))
         }
         let byRoundTrip = exchanges.sorted { $0.roundTrip < $1.roundTrip }.map(point)
-        let count = byRoundTrip.count
+        let fastLimit = ExchangeFit.fastLimit(fastest: byRoundTrip[0].roundTrip)
+        let fastCount = byRoundTrip.prefix { $0.roundTrip <= fastLimit }.count
+        /// The fast exchanges where there are at least `minimum`, else the fastest `share` (at least `minimum`).
+        func fastest(_ share: Double, _ minimum: Int) -> ArraySlice<Point> {
+            byRoundTrip.prefix(fastCount >= minimum ? fastCount : self.share(share, minimum, byRoundTrip.count))
+        }
         let slope =
-            ExchangeFit.rate(of: byRoundTrip.prefix(share(ExchangeFit.rateShare, ExchangeFit.rateMinimum, count)))
+            ExchangeFit.rate(of: fastest(ExchangeFit.rateShare, ExchangeFit.rateMinimum))
             ?? ExchangeFit.rate(of: exchanges.filter(\.inBurst).map(point)[...]) ?? 0
-        let offsets = byRoundTrip.prefix(share(ExchangeFit.offsetShare, 3, count)).map { $0.y - slope * $0.x }.sorted()
+        let offsets = fastest(ExchangeFit.offsetShare, 3).map { $0.y - slope * $0.x }.sorted()
         let offset = offsets[offsets.count / 2]
         return Calibration(
             local: latest.local, external: latest.local &+ UInt64(bitPattern: base &+ Int64(offset.rounded())),
             rate: 1 + slope)
     }
+
+    /// An exchange as the fit sees it (ns): local time and offset relative to the latest exchange's, and its round
+    /// trip.
+    struct Point {
+        var x: Double
+        var y: Double
+        var roundTrip: Double
+    }
+
+    /// The longest round trip of a fast exchange: the fastest in the window and half as long again, plus 5 µs. Why:
+    /// an exchange's error grows with its round trip (measured in the multi-room lab, three receivers, PipeWire and
+    /// the sender on two cores: round trips of 20-25 µs within 1-2 µs of the sender's time, of 45-90 µs up to 25 µs
+    /// off), and the fastest 30 % reached those: the clocks of followers on the sender's rate were 7-10 µs off for
+    /// seconds.
+    static func fastLimit(fastest: Double) -> Double { fastest * 1.5 + 5_000 }
 
     /// How many of `count` a share is, at least `minimum` (and at most `count`).
     private func share(_ share: Double, _ minimum: Int, _ count: Int) -> Int {
@@ -87,12 +109,12 @@ struct ExchangeFit: Sendable {
     /// fastest points for seconds, and the later ones among them lie off the line through the burst by more than its
     /// tiny scatter (measured: 7 exchanges within 0.1 ms, ±0.2 µs; 4 × that dropped every later point), and the
     /// burst's own slope was thousands of ppm (see ExchangeFitTests.aSeedsBurstIsNoRate).
-    private static func rate(of points: ArraySlice<(x: Double, y: Double)>) -> Double? {
+    private static func rate(of points: ArraySlice<Point>) -> Double? {
         guard points.count >= 4, let line = fit(points) else { return nil }
         let residuals = points.map { abs($0.y - line.intercept - line.slope * $0.x) }
         let mad = residuals.sorted()[residuals.count / 2]
         let kept = zip(points, residuals).filter { $0.1 <= max(4 * mad, 1000) }.map(\.0)
-        guard let slope = (spanningFit(kept[...]) ?? spanningFit(points))?.slope else { return nil }
+        guard let slope = spanningSlope(kept[...]) ?? spanningSlope(points) else { return nil }
         return abs(slope) <= plausibleRate ? slope : 0
     }
 
@@ -117,15 +139,20 @@ struct ExchangeFit: Sendable {
     /// from 0 is no chance of the points; the nominal rate is the worse guess then.
     static let quickRateSignificance = 4.0
 
-    /// The least-squares line through `points` where they are 4 or more and span `rateSpan`, or `quickRateSpan`
-    /// with a slope whose standard error is within `quickRateError` or `quickRateSignificance` times less than it.
-    private static func spanningFit(_ points: ArraySlice<(x: Double, y: Double)>) -> (slope: Double, intercept: Double)?
-    {
+    /// The slope of the least-squares line through `points` where they are 4 or more and span `rateSpan`, or
+    /// `quickRateSpan` with a standard error within `quickRateError` or `quickRateSignificance` times less than the
+    /// slope; then 0 (the nominal rate) where the round trips at its two ends allow that. Why: the sender's time lies
+    /// within half its round trip of an exchange's midpoint whichever leg was slow, so the fastest exchange of each
+    /// half of the span bounds the rate between them. A seed's burst made while the machine was busy (round trips of
+    /// 70-170 µs, 7-55 µs off) and a fast burst 0.3 s later (20 µs) gave a slope of -57 ppm at 4 standard errors,
+    /// and a follower on the sender's rate was 40 µs off at the burst at 1 s (measured in the multi-room lab); the
+    /// round trips allowed ±150 ppm.
+    private static func spanningSlope(_ points: ArraySlice<Point>) -> Double? {
         let xs = points.map(\.x)
         guard points.count >= 4, let first = xs.min(), let last = xs.max(), last - first >= quickRateSpan,
             let line = fit(points)
         else { return nil }
-        guard last - first < rateSpan else { return line }
+        guard last - first < rateSpan else { return line.slope }
         let meanX = xs.reduce(0, +) / Double(xs.count)
         let spread = xs.reduce(0) { $0 + ($1 - meanX) * ($1 - meanX) }
         let squares = points.reduce(0) { sum, point in
@@ -133,11 +160,16 @@ struct ExchangeFit: Sendable {
             return sum + residual * residual
         }
         let slopeError = (squares / Double(points.count - 2) / spread).squareRoot()
-        return slopeError <= quickRateError || abs(line.slope) >= quickRateSignificance * slopeError ? line : nil
+        guard slopeError <= quickRateError || abs(line.slope) >= quickRateSignificance * slopeError else { return nil }
+        let middle = (first + last) / 2
+        let early = points.filter { $0.x < middle }.map(\.roundTrip).min() ?? 0
+        let late = points.filter { $0.x >= middle }.map(\.roundTrip).min() ?? 0
+        let allowed = (early + late) / 2
+        return abs(line.slope) * (last - first) > allowed ? line.slope : 0
     }
 
     /// The least-squares line through points, nil for fewer than two distinct x.
-    private static func fit(_ points: ArraySlice<(x: Double, y: Double)>) -> (slope: Double, intercept: Double)? {
+    private static func fit(_ points: ArraySlice<Point>) -> (slope: Double, intercept: Double)? {
         let count = Double(points.count)
         let sumX = points.reduce(0) { $0 + $1.x }, sumY = points.reduce(0) { $0 + $1.y }
         let sumXX = points.reduce(0) { $0 + $1.x * $1.x }, sumXY = points.reduce(0) { $0 + $1.x * $1.y }
