@@ -22,6 +22,21 @@ import Testing
         }
     }
 
+    /// A fit of exchanges logged in the lab: local time and offset relative to the last exchange's, round trip (ns).
+    private static func fit(_ logged: [(local: Int64, offset: Int64, roundTrip: UInt64, inBurst: Bool)]) -> ExchangeFit
+    {
+        let last: Int64 = 1_000_000_000_000
+        var fit = ExchangeFit()
+        for exchange in logged {
+            let local = last + exchange.local
+            fit.add(
+                .init(
+                    local: UInt64(local), remote: UInt64(local + exchange.offset), roundTrip: exchange.roundTrip,
+                    inBurst: exchange.inBurst))
+        }
+        return fit
+    }
+
     /// The sender's time the calibration gives at the follower's local time `local` (ns), less the true time.
     private func error(_ calibration: ExchangeFit.Calibration, atTrue time: Double, ppm: Double = 0) -> Double {
         let local = time * (1 + ppm / 1e6)
@@ -171,15 +186,7 @@ import Testing
             (-144_000, 326, 23_930), (-119_000, 214, 22_157), (-96_000, 169, 21_717), (-73_000, 34, 22_257),
             (-46_000, 325, 22_288), (-23_000, -40, 21_806), (0, 0, 22_197),
         ]
-        let last: Int64 = 1_000_000_000_000
-        var fit = ExchangeFit()
-        for exchange in logged {
-            let local = last + exchange.local
-            fit.add(
-                .init(
-                    local: UInt64(local), remote: UInt64(local + exchange.offset), roundTrip: exchange.roundTrip,
-                    inBurst: true))
-        }
+        let fit = Self.fit(logged.map { ($0.local, $0.offset, $0.roundTrip, true) })
         let rate = try #require(fit.calibration).rate
         #expect(abs((rate - 1) * 1e6 + 200) < 70, "rate \((rate - 1) * 1e6) ppm")
     }
@@ -235,16 +242,7 @@ import Testing
             (-198_560_000, 65_856, 188_836, false), (-99_303_000, 18_280, 107_725, false),
             (0, 15_979, 59_819, false),
         ]
-        let last: Int64 = 1_000_000_000_000
-        var fit = ExchangeFit()
-        for exchange in logged {
-            let local = last + exchange.local
-            fit.add(
-                .init(
-                    local: UInt64(local), remote: UInt64(local + exchange.offset), roundTrip: exchange.roundTrip,
-                    inBurst: exchange.inBurst))
-        }
-        let calibration = try #require(fit.calibration)
+        let calibration = try #require(Self.fit(logged).calibration)
         #expect(abs(calibration.rate - 1) < 2e-6, "rate \((calibration.rate - 1) * 1e6) ppm")
         let off = Double(Int64(bitPattern: calibration.external &- calibration.local))
         #expect(abs(off) < 3_000, "\(off) ns off")
