@@ -144,8 +144,8 @@ struct ExchangeFit: Sendable {
     /// slope; then 0 (the nominal rate) where the round trips at its two ends allow that. Why: the sender's time lies
     /// within half its round trip of an exchange's midpoint whichever leg was slow, so the fastest exchange of each
     /// half of the span bounds the rate between them. A seed's burst made while the machine was busy (round trips of
-    /// 70-170 µs, 7-55 µs off) and a fast burst 0.3 s later (20 µs) gave a slope of -57 ppm at 4 standard errors,
-    /// and a follower on the sender's rate was 40 µs off at the burst at 1 s (measured in the multi-room lab); the
+    /// 70-171 µs, 4-55 µs off) and a fast burst 0.3 s later (20 µs) gave a slope of -57 ppm at 4 standard errors,
+    /// and a follower on the sender's rate was 36-61 µs off until the burst at 3 s (measured in the multi-room lab); the
     /// round trips allowed ±150 ppm.
     private static func spanningSlope(_ points: ArraySlice<Point>) -> Double? {
         let xs = points.map(\.x)
