@@ -220,12 +220,13 @@ import Testing
         #expect((2_900_000...3_200_000).contains(moves.last?.wall ?? 0), "\(moves)")
     }
 
-    /// While measuring, a device 200 ppm fast (the lab's PulseAudio null sink) is held within 55 µs of the clock from
-    /// its first move on, 0.6 s, not left to drift 100 µs between moves; a gap of 2 samples that appears after the rough move (a follower's clock whose
-    /// rate came 0.3 s after the device started) is moved away within 0.7 s, not at the precise estimate (1.7 s).
-    /// Readings wander by ±20 µs.
-    @Test(arguments: [(200.0, 0.0), (0, 41.7)])
-    func whileMeasuringTheOutputStaysCloseToTheClock(ppm: Double, shift: Double) {
+    /// While measuring, a device 200 or 400 ppm fast (the lab's PulseAudio null sink, alone and under a faketime'd
+    /// server) is held within 35 or 60 µs of the clock from its first move on, 0.6 s, not left to drift 100 or 180 µs
+    /// between moves (400 ms apart they were 51 and 91 µs off); a gap of 2 samples that appears after the rough move
+    /// (a follower's clock whose rate came 0.3 s after the device started) is moved away within 0.7 s, not at the
+    /// precise estimate (1.7 s). Readings wander by ±20 µs.
+    @Test(arguments: [(200.0, 0.0, 35.0), (400, 0, 60), (0, 41.7, 15)])
+    func whileMeasuringTheOutputStaysCloseToTheClock(ppm: Double, shift: Double, bound: Double) {
         var filter = AlignmentFilter()
         var generator = SplitMix(seed: 5)
         var moved = 0.0
@@ -237,7 +238,7 @@ import Testing
             moved += filter.observe(time: time, gap: truth + 20 * (generator.nextUnit() * 2 - 1), samplePeriod: 20.8)
             if time >= (shift == 0 ? 600_000 : 1_000_000) { worst = max(worst, abs(truth)) }
         }
-        #expect(worst <= (shift == 0 ? 55 : 15), "\(worst) µs off (\(ppm) ppm, \(shift) µs shift)")
+        #expect(worst <= bound, "\(worst) µs off (\(ppm) ppm, \(shift) µs shift)")
     }
 
     /// A device that was still finding its place when the rough move was taken (as a pipewire-pulse stream's did:

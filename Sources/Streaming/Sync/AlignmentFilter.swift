@@ -61,10 +61,17 @@ public struct AlignmentFilter: Sendable {
     /// rate came after the rough move, is not left that far off until the precise estimate, 1.5 s later. (Judged by
     /// the median of the last 200 ms and 100 µs, rooms on the lab's PulseAudio, 200 ppm fast, swung between 0 and
     /// 110 µs until then, and a follower whose clocks ran 200 ppm fast sat 20-60 µs off, its rough move taken at the
-    /// nominal rate.) The readings of the first `interimSettle` after any move are left out (an audio server takes a
-    /// moment to show it), so such moves come at least 400 ms apart.
-    var interimSettle = 200_000.0
-    var interimSpan = 200_000.0
+    /// nominal rate.) The readings of the first `interimSettle` after such a move are left out (an audio server takes a
+    /// moment to show it), so such moves come at least 200 ms apart: on a device 400 ppm fast (the lab's null sink
+    /// under a faketime'd PulseAudio) every room then swings by 80 µs, not 160, its moves after the first 0.1 ms, not
+    /// 0.3. (400 ms apart, three such rooms were 31-81 µs apart at p99 in five 10 s lab runs, median 68; since, 37-62,
+    /// median 41.) After the rough move the readings of `startUpSettle` are left out and the first line waits for
+    /// `startUpSpan` of them: a device still finding its place would bend it, and a line through 100 ms of readings
+    /// that wander by ±20 µs overshot a 2-sample gap by a sample.
+    var startUpSettle = 200_000.0
+    var startUpSpan = 200_000.0
+    var interimSettle = 100_000.0
+    var interimSpan = 100_000.0
     var interimTrigger = 1.5
     var interimSignificance = 4.0
     var plausibleDrift = 1_000e-6
@@ -88,8 +95,11 @@ public struct AlignmentFilter: Sendable {
     /// When the device clock was first seen running, and the readings for the rough first move.
     private var runningSince: Double? = nil
     private var startUpGaps: [Double] = []
-    /// When the rough move was made, and the readings since (`interimMove`).
+    /// When the last move while measuring was made, when readings count again after it, when the line through
+    /// them is due, and the readings since (`interimMove`).
     private var measuringSince = 0.0
+    private var countedFrom = 0.0
+    private var lineDue = 0.0
     private var interimGaps: [(time: Double, gap: Double)] = []
     private var lastDecision = -Double.infinity
 
@@ -127,7 +137,7 @@ public struct AlignmentFilter: Sendable {
         let settledAt = runningSince + settleTime
         guard time >= settledAt else { return 0 }
         // Readings that may not show the last move yet are left out; the precise estimate is not put off by them.
-        if phase != .measuring || time >= measuringSince + interimSettle { readings.append((time, reading)) }
+        if phase != .measuring || time >= countedFrom { readings.append((time, reading)) }
         while first < readings.count && readings[first].time < time - window { first += 1 }
         if first > 256 {
             readings.removeFirst(first)
@@ -191,6 +201,8 @@ public struct AlignmentFilter: Sendable {
         startUpGaps.removeAll()
         phase = .measuring
         measuringSince = time + move
+        countedFrom = measuringSince + startUpSettle
+        lineDue = countedFrom + startUpSpan
         gap = 0
         corrections += 1
         corrected += move
@@ -201,9 +213,9 @@ public struct AlignmentFilter: Sendable {
     /// estimate are moved with it (as seen after it: right for a device that drifts; one that stepped after
     /// `settleTime` leaves the line through its readings a few hundred µs off, followed sample by sample then).
     private mutating func interimMove(time: Double, gap reading: Double, samplePeriod: Double) -> Double? {
-        guard let runningSince, time >= measuringSince + interimSettle else { return nil }
+        guard let runningSince, time >= countedFrom else { return nil }
         interimGaps.append((time, reading))
-        guard time >= measuringSince + interimSettle + interimSpan,
+        guard time >= lineDue,
             let expected = expectedInterimGap(until: time + interimSettle + interimSpan),
             abs(expected.gap) >= max(interimTrigger * samplePeriod, interimSignificance * expected.error)
         else { return nil }
@@ -213,6 +225,8 @@ public struct AlignmentFilter: Sendable {
             (time: $0.time + move, gap: $0.gap - move)
         }
         measuringSince = time + move
+        countedFrom = measuringSince + interimSettle
+        lineDue = countedFrom + interimSpan
         self.runningSince = runningSince + move
         corrections += 1
         corrected += move
