@@ -43,9 +43,9 @@ test-asan:
 conformance: test-deps release
 	scripts/conformance.sh $(CURDIR)/.build/release/yt-gst
 
-## The side-by-side benchmarks (about 2½ hours, the multi-room rows 75 minutes of it; every run timed out and its output checked; the tables in the README):
+## The side-by-side benchmarks (about 2½ hours, the multi-room rows 80 minutes of it; every run timed out and its output checked; the tables in the README):
 ## playback against gst-launch-1.0 filesrc ! wavparse and gst-play-1.0 (~31 min), multi-room sync against Snapcast
-## (~35 min), recording against wavenc, sox and arecord (~10 min), broadcasting against gst-launch shout2send
+## (~80 min), recording against wavenc, sox and arecord (~10 min), broadcasting against gst-launch shout2send
 ## (~15 min), control (IPC and MPRIS) against mpv with mpv-mpris (~4 min), the rooms' control service against
 ## Snapcast 0.26 (~3 min). Builds release first; `make test` runs the playback, control and rooms ones once in quick
 ## mode. Each alone: make bench-playback, bench-multiroom, bench-record, bench-broadcast, bench-control, bench-rooms.

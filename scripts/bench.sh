@@ -12,7 +12,7 @@
 #   --quick       small files (10 s, 1 s, 0.1 s), 1 round, no warm-up, no latency: proves the benchmark works
 #                 (make test); fails only when a run fails or its output check fails, whatever the ratios.
 #   --only GROUPS comma-separated: feed, start-up, real-time, tail (no latency)
-#   --multiroom   only the multi-room rows instead (needs root; ~75 minutes): yt-gst and Snapcast in
+#   --multiroom   only the multi-room rows instead (needs root; ~80 minutes): yt-gst and Snapcast in
 #                 scripts/multiroom-lab.py, each scenario of issue 12's table; options passed on to bench.py:
 #                 --multiroom-scenarios LIST, --multiroom-peers LIST, --multiroom-seconds S, --yt-sender CMD,
 #                 --yt-receiver CMD, --yt-delay OPTION (see scripts/bench.py --help)
